@@ -1,0 +1,8 @@
+export { startAgentRuntime } from './server.js'
+export type {
+  AgentRuntime,
+  AgentRuntimeOptions,
+  ReceivedFile,
+  RecordedRequest,
+  RecordedWsConnection,
+} from './types.js'

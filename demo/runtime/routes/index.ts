@@ -1,0 +1,32 @@
+import { Router } from '../router.js'
+import { registerA2aRoutes } from './a2a.js'
+import { registerCatalogRoutes } from './catalog.js'
+import { registerCoreRoutes } from './core.js'
+import { registerEchoRoutes } from './echo.js'
+import { registerGenericRoutes } from './generic.js'
+import { registerInterfaceRoutes } from './interfaces.js'
+import { registerKnowledgeRoutes } from './knowledge.js'
+import { registerMcpRoutes } from './mcp.js'
+import { registerMemoryRoutes } from './memories.js'
+import { registerRunActionRoutes } from './run-actions.js'
+import { registerRunRoutes } from './runs.js'
+import { registerSessionRoutes } from './sessions.js'
+import { registerTestingRoutes } from './testing.js'
+
+export function buildRouter(): Router {
+  const router = new Router()
+  registerCoreRoutes(router)
+  registerCatalogRoutes(router)
+  registerRunRoutes(router)
+  registerRunActionRoutes(router)
+  registerSessionRoutes(router)
+  registerMemoryRoutes(router)
+  registerKnowledgeRoutes(router)
+  registerGenericRoutes(router)
+  registerA2aRoutes(router)
+  registerInterfaceRoutes(router)
+  registerMcpRoutes(router)
+  registerEchoRoutes(router)
+  registerTestingRoutes(router)
+  return router
+}

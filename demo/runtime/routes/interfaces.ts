@@ -1,0 +1,58 @@
+/** The AG-UI interface (bound to agent a1) and a Slack webhook stand-in. */
+import { randomUUID } from 'node:crypto'
+import type { RequestContext } from '../context.js'
+import { isJsonObject, jsonObject, requireJsonObject, stringField } from '../params.js'
+import { sendJson, writeSseSequence } from '../respond.js'
+import type { Router } from '../router.js'
+import { objectField } from './a2a-messages.js'
+import { genericEcho } from './generic.js'
+
+export const AGUI_AGENT_ID = 'a1'
+
+function lastUserMessage(messages: unknown): string {
+  const list = Array.isArray(messages) ? messages.filter(isJsonObject) : []
+  const user = list.filter((message) => message['role'] === 'user').at(-1)
+  return stringField(user, 'content') ?? ''
+}
+
+async function aguiRun(ctx: RequestContext): Promise<void> {
+  const body = requireJsonObject(ctx)
+  if (body === undefined) return
+  const forwarded = objectField(body, 'forwarded_props') ?? objectField(body, 'forwardedProps')
+  const threadId = stringField(body, 'threadId') || undefined
+  const run = ctx.app.store.createRun({
+    family: 'agents',
+    component_id: AGUI_AGENT_ID,
+    session_id: threadId,
+    user_id: stringField(forwarded, 'user_id') ?? null,
+    message: lastUserMessage(body['messages']),
+    files: [],
+  })
+  const ids = { threadId: run.session_id, runId: stringField(body, 'runId') ?? run.run_id }
+  const messageId = randomUUID()
+  const user_id = run.user_id
+  const events = [
+    { type: 'RUN_STARTED', ...ids, user_id },
+    { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant', user_id },
+    { type: 'TEXT_MESSAGE_CONTENT', messageId, delta: run.content, user_id },
+    { type: 'TEXT_MESSAGE_END', messageId, user_id },
+    { type: 'RUN_FINISHED', ...ids, user_id },
+  ]
+  const sse = events.map((data) => ({ data }))
+  await writeSseSequence(ctx.res, sse, ctx.app.settings.sseIntervalMs, ctx.signal)
+}
+
+function slackEvent(ctx: RequestContext): void {
+  const body = jsonObject(ctx)
+  if (stringField(body, 'type') === 'url_verification') {
+    return sendJson(ctx.res, 200, { challenge: stringField(body, 'challenge') ?? null })
+  }
+  genericEcho(ctx)
+}
+
+export function registerInterfaceRoutes(router: Router): void {
+  router
+    .add('POST', '/agui', aguiRun)
+    .add('GET', '/status', (ctx) => sendJson(ctx.res, 200, { status: 'available' }))
+    .add('POST', '/slack/events', slackEvent)
+}

@@ -1,0 +1,62 @@
+/** How a request authenticated. `anonymous` covers open mode and excluded routes. */
+export type PrincipalKind = 'jwt' | 'service_account' | 'scheduler' | 'security_key' | 'anonymous'
+
+/**
+ * The verified identity of a request: AgentOS's `request.state` (reference 5.7), built by a
+ * verifier and never mutated afterwards. A cached principal is shared between requests, so every
+ * field is read-only.
+ */
+export interface Principal {
+  readonly kind: PrincipalKind
+  /** False for anonymous callers and for undecodable tokens under `validate: false`. */
+  readonly authenticated: boolean
+  readonly userId: string | null
+  readonly sessionId: string | null
+  /** Granted scopes; null for an unscoped root (the security key) and for anonymous callers. */
+  readonly scopes: readonly string[] | null
+  /** Whether route scopes and route gates apply (`request.state.authorization_enabled`). */
+  readonly authorizationEnabled: boolean
+  /** JWT claims (verified unless `validate: false`). */
+  readonly claims?: Readonly<Record<string, unknown>>
+  /** Selected claims passed on as `dependencies` / `session_state`. */
+  readonly dependencies?: Readonly<Record<string, unknown>>
+  readonly sessionState?: Readonly<Record<string, unknown>>
+  readonly serviceAccount?: { readonly id: string; readonly name: string }
+  /** Epoch seconds after which the credential is no longer valid (JWT exp, account expiry); null: never. */
+  readonly expiresAt: number | null
+  /** SHA-256 (hex) of the credential, for revocation of long-lived connections; never the credential. */
+  readonly credentialHash?: string
+}
+
+export const ANONYMOUS: Principal = Object.freeze({
+  kind: 'anonymous',
+  authenticated: false,
+  userId: null,
+  sessionId: null,
+  scopes: null,
+  authorizationEnabled: false,
+  expiresAt: null,
+})
+
+/** Identity prefixes no JWT or client-supplied user id may claim (reference 6.3). */
+export function isReservedPrincipal(userId: unknown): boolean {
+  return typeof userId === 'string' && (userId.startsWith('sa:') || userId.startsWith('__oauth__:') || userId === '__scheduler__')
+}
+
+/** Admin is exact membership of the configured admin scope (reference 1.5). */
+export function isAdmin(principal: Principal, adminScope: string): boolean {
+  return principal.scopes?.includes(adminScope) === true
+}
+
+/**
+ * The user id to force onto data access, or null for "unscoped" (reference 7.1): admins are never
+ * scoped; service accounts always are; JWT callers only under `user_isolation`.
+ */
+export function scopedUserId(principal: Principal, adminScope: string, userIsolation: boolean): string | null {
+  if (isAdmin(principal, adminScope)) return null
+  const userId = principal.userId
+  if (userId === null) return null
+  if (userId.startsWith('sa:')) return userId
+  if (!userIsolation) return null
+  return userId
+}

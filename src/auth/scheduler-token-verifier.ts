@@ -1,0 +1,61 @@
+import { summarizeAuthMode } from '../config/auth-mode.js'
+import type { Config } from '../config/schema.js'
+import { safeEqual } from './constant-time.js'
+import type { Credential } from './credential.js'
+import type { Principal } from './principal.js'
+import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
+
+export const SCHEDULER_USER_ID = '__scheduler__'
+
+/** Exactly AgentOS's list (reference 6.10). */
+export const SCHEDULER_SCOPES: readonly string[] = Object.freeze([
+  'agents:read',
+  'agents:run',
+  'teams:read',
+  'teams:run',
+  'workflows:read',
+  'workflows:run',
+  'schedules:read',
+  'schedules:write',
+  'schedules:delete',
+])
+
+type SchedulerSettings = Pick<
+  Config['auth'],
+  | 'internal_service_token'
+  | 'verification_keys'
+  | 'jwks_file'
+  | 'validate'
+  | 'authorization'
+  | 'scope_mappings'
+  | 'security_key'
+>
+
+/**
+ * The internal scheduler token (reference 6.10). Responsible only for a credential equal to the
+ * configured token; without one configured it is never responsible. Its scopes are enforced only
+ * when JWT authorization is on, as in AgentOS.
+ */
+export class SchedulerTokenVerifier implements Verifier {
+  readonly kind = 'scheduler'
+  readonly #token: string | null
+  readonly #principal: Principal
+
+  constructor(auth: SchedulerSettings) {
+    this.#token = auth.internal_service_token === '' ? null : auth.internal_service_token
+    this.#principal = Object.freeze({
+      kind: 'scheduler',
+      authenticated: true,
+      userId: SCHEDULER_USER_ID,
+      sessionId: null,
+      scopes: SCHEDULER_SCOPES,
+      authorizationEnabled: summarizeAuthMode(auth).authorizationEnabled,
+      expiresAt: null,
+    })
+  }
+
+  async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
+    if (this.#token === null || !safeEqual(credential.token, this.#token)) return NOT_RESPONSIBLE
+    return this.#principal
+  }
+}

@@ -1,0 +1,16 @@
+import type { Credential } from './credential.js'
+import type { InboundRequest } from './inbound-request.js'
+import type { Principal } from './principal.js'
+
+/** Returned by a verifier for a credential of another kind; a failure is thrown, never this. */
+export const NOT_RESPONSIBLE: unique symbol = Symbol('not-responsible')
+
+/**
+ * One credential kind. `verify` returns NOT_RESPONSIBLE when the credential is not its kind
+ * (decided by shape), a Principal when it verifies, and throws a GatewayError when it is its kind
+ * but fails: a failure never falls through to another verifier.
+ */
+export interface Verifier {
+  readonly kind: 'jwt' | 'service_account' | 'scheduler' | 'security_key'
+  verify(credential: Credential, request: InboundRequest): Promise<Principal | typeof NOT_RESPONSIBLE>
+}

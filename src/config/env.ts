@@ -1,0 +1,66 @@
+/**
+ * Environment variables the gateway reads. Each fills a config key that the file leaves unset (a
+ * value in the file wins), except JWT_VERIFICATION_KEY, which AgentOS appends to the key list
+ * even when a list is given.
+ */
+export interface EnvBinding {
+  readonly env: string
+  readonly path: readonly string[]
+  readonly kind: 'string' | 'number' | 'append'
+}
+
+export const ENV_BINDINGS: readonly EnvBinding[] = [
+  { env: 'PORTCULLIS_UPSTREAM_URL', path: ['upstream', 'url'], kind: 'string' },
+  { env: 'PORTCULLIS_PORT', path: ['server', 'port'], kind: 'number' },
+  { env: 'PORTCULLIS_ADMIN_PORT', path: ['server', 'admin_port'], kind: 'number' },
+  { env: 'JWT_VERIFICATION_KEY', path: ['auth', 'verification_keys'], kind: 'append' },
+  { env: 'JWT_JWKS_FILE', path: ['auth', 'jwks_file'], kind: 'string' },
+  { env: 'OS_SECURITY_KEY', path: ['auth', 'security_key'], kind: 'string' },
+  {
+    env: 'SERVICE_ACCOUNT_CACHE_TTL_SECONDS',
+    path: ['service_accounts', 'cache_ttl_seconds'],
+    kind: 'number',
+  },
+  { env: 'DATABASE_URL', path: ['database', 'url'], kind: 'string' },
+]
+
+type Tree = Record<string, unknown>
+
+/** Returns a copy of the raw YAML tree with the environment bindings applied. */
+export function applyEnvironment(raw: Tree, env: Readonly<Record<string, string | undefined>>): Tree {
+  const tree = structuredClone(raw)
+  for (const binding of ENV_BINDINGS) {
+    const value = env[binding.env]
+    if (value === undefined || value === '') continue
+    const parent = ensureParent(tree, binding.path)
+    if (parent === undefined) continue // the file has a non-object there; the schema reports it
+    const key = binding.path[binding.path.length - 1] as string
+    if (binding.kind === 'append') {
+      const current = parent[key]
+      if (current === undefined || current === null) parent[key] = [value]
+      else if (Array.isArray(current) && !current.includes(value)) parent[key] = [...current, value]
+      continue
+    }
+    if (parent[key] !== undefined && parent[key] !== null) continue
+    // A non-numeric value stays a string so that the schema names the key in its error.
+    parent[key] = binding.kind === 'number' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value
+  }
+  return tree
+}
+
+function ensureParent(tree: Tree, path: readonly string[]): Tree | undefined {
+  let node: Tree = tree
+  for (const segment of path.slice(0, -1)) {
+    const next = node[segment]
+    if (next === undefined || next === null) {
+      const created: Tree = {}
+      node[segment] = created
+      node = created
+    } else if (typeof next === 'object' && !Array.isArray(next)) {
+      node = next as Tree
+    } else {
+      return undefined
+    }
+  }
+  return node
+}

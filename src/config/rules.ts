@@ -1,0 +1,57 @@
+import { summarizeAuthMode } from './auth-mode.js'
+import type { Config, RawConfig } from './schema.js'
+import type { SecretSources } from './secrets.js'
+
+/**
+ * Rules that span several keys (specification 5.2 rule 8 and AgentOS's constructor checks).
+ * Returns every violated rule, each prefixed with the key it concerns.
+ */
+export function checkConfigRules(raw: RawConfig, config: Config, sources: SecretSources): string[] {
+  const issues: string[] = []
+  const auth = config.auth
+  const summary = summarizeAuthMode(auth)
+
+  if (summary.authorizationEnabled && !summary.jwtConfigured) {
+    const key = auth.authorization === true ? 'auth.authorization' : 'auth.scope_mappings'
+    issues.push(
+      `${key}: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough`,
+    )
+  }
+  if (!summary.jwtConfigured && auth.security_key === null && !config.service_accounts.enabled) {
+    issues.push(
+      'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key',
+    )
+  }
+  if (auth.verify_audience && auth.validate && auth.audience === null && auth.service_id === null) {
+    issues.push('auth.verify_audience: needs auth.audience or auth.service_id to compare the token audience with')
+  }
+  if (raw.auth.jwks_file !== null) {
+    const problem = checkJwksFile(raw.auth.jwks_file, sources)
+    if (problem !== undefined) issues.push(`auth.jwks_file: ${problem}`)
+  }
+  if (new URL(config.upstream.url).pathname !== '/') {
+    issues.push('upstream.url: must not have a path; the gateway forwards the canonical request path as is')
+  }
+  if (config.server.port !== 0 && config.server.port === config.server.admin_port) {
+    issues.push('server.admin_port: must differ from server.port')
+  }
+  return issues
+}
+
+function checkJwksFile(path: string, sources: SecretSources): string | undefined {
+  let text: string
+  try {
+    text = sources.readFile(path)
+  } catch {
+    return `JWKS file not found: ${path}`
+  }
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as { keys?: unknown }).keys)) {
+      return `JWKS file ${path} has no "keys" array`
+    }
+  } catch (error) {
+    return `Invalid JSON in JWKS file ${path}: ${(error as Error).message}`
+  }
+  return undefined
+}

@@ -1,0 +1,145 @@
+import { z } from 'zod'
+import { secretRefSchema } from '../secrets.js'
+
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const
+
+const SCOPE_MAPPING_KEY = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S*$/
+
+const claimName = z.string().min(1)
+
+export const authSchema = z
+  .strictObject({
+    verification_keys: z
+      .array(secretRefSchema)
+      .nullable()
+      .default(null)
+      .describe(
+        'JWT verification keys (HS secrets or PEM public keys), tried in order after the JWKS file. JWT_VERIFICATION_KEY is appended even when a list is given.',
+      ),
+    jwks_file: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe('Path to a local JWKS file; keys are selected by the token header `kid`. Reloaded on change and on SIGHUP.'),
+    jwks_reload_cooldown_seconds: z
+      .number()
+      .min(0)
+      .default(30)
+      .describe('An unknown `kid` re-reads the JWKS file at most once per this many seconds.'),
+    jwks_watch: z.boolean().default(true).describe('Watch the JWKS file and reload it when it changes.'),
+    algorithm: z
+      .enum(JWT_ALGORITHMS)
+      .default('RS256')
+      .describe('The only JWT `alg` accepted. `none` is never accepted.'),
+    validate: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Verify JWT signature, expiry and audience. false decodes without any check (claims are unverified); only for development.',
+      ),
+    authorization: z
+      .boolean()
+      .nullable()
+      .default(null)
+      .describe(
+        'Enforce route scopes (RBAC) for JWTs. Unset: on when scope_mappings is given. Service-account scopes are always enforced.',
+      ),
+    token_source: z
+      .enum(['header', 'cookie', 'both', 'HEADER', 'COOKIE', 'BOTH'])
+      .default('header')
+      .transform((value) => value.toLowerCase() as 'header' | 'cookie' | 'both')
+      .describe('Where the JWT is read: header, cookie, or both (header first, cookie as fallback).'),
+    token_header_key: z
+      .string()
+      .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name')
+      .default('Authorization')
+      .describe('Header carrying the credential.'),
+    cookie_name: z.string().min(1).default('access_token').describe('Cookie carrying the JWT.'),
+    scopes_claim: claimName.default('scopes').describe('Claim holding the scopes (a list, or one string).'),
+    user_id_claim: claimName.default('sub').describe('Claim holding the user id.'),
+    session_id_claim: claimName.default('session_id').describe('Claim holding the session id.'),
+    audience_claim: claimName.default('aud').describe('Claim holding the audience.'),
+    audience: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .nullable()
+      .default(null)
+      .describe('Expected audience(s); any match passes. Unset: the service_id.'),
+    verify_audience: z.boolean().default(false).describe('Check the audience claim.'),
+    service_id: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe('The protected AgentOS instance id (AgentOS `id`); the default expected audience.'),
+    dependencies_claims: z
+      .array(claimName)
+      .default([])
+      .describe('Claims passed to the upstream as `dependencies` (X-Auth-Dependencies).'),
+    session_state_claims: z
+      .array(claimName)
+      .default([])
+      .describe('Claims passed to the upstream as `session_state` (X-Auth-Session-State).'),
+    scope_mappings: z
+      .record(
+        z.string().regex(SCOPE_MAPPING_KEY, 'keys are "<METHOD> <path>", e.g. "GET /reports/{id}"'),
+        z.array(z.string()),
+      )
+      .nullable()
+      .default(null)
+      .describe(
+        'Extra route → scope mappings, additive to the AgentOS defaults; an existing key is overridden; [] allows the route without scopes.',
+      ),
+    excluded_route_paths: z
+      .array(z.string().startsWith('/'))
+      .nullable()
+      .default(null)
+      .describe(
+        'Routes that bypass authentication entirely. Unset: /, /health, /info, /docs, /redoc, /openapi.json, /docs/oauth2-redirect. A list replaces the defaults.',
+      ),
+    admin_scope: z.string().min(1).default('os:admin').describe('Scope granting full admin access.'),
+    user_isolation: z
+      .boolean()
+      .default(false)
+      .describe("Pin non-admin JWT callers' user_id to their own. Service accounts are always pinned."),
+    deny_unmapped_routes: z
+      .boolean()
+      .default(false)
+      .describe('Refuse (403) authenticated requests to routes with no scope mapping, instead of allowing them.'),
+    security_key: secretRefSchema
+      .nullable()
+      .default(null)
+      .describe('Static OS security key (OS_SECURITY_KEY); used only when no JWT source is configured.'),
+    internal_service_token: secretRefSchema
+      .nullable()
+      .default(null)
+      .describe('Internal scheduler token; authenticates as `__scheduler__` with fixed scopes.'),
+    max_token_bytes: z
+      .number()
+      .int()
+      .min(256)
+      .max(65_536)
+      .default(8_192)
+      .describe('Longest credential accepted; longer ones are refused before parsing.'),
+    jwt_cache_max_entries: z
+      .number()
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe('Verified JWTs remembered (by token hash, never past exp); 0 disables the cache.'),
+  })
+  .prefault({})

@@ -1,0 +1,127 @@
+import { BlockList, isIP } from 'node:net'
+import { z } from 'zod'
+
+const cidr = z
+  .string()
+  .refine(isCidrOrAddress, { message: 'must be an IP address or CIDR block (10.0.0.0/8, ::1/128)' })
+
+export function isCidrOrAddress(value: string): boolean {
+  const [address = '', bits, ...rest] = value.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  if (bits === undefined) return true
+  if (!/^\d{1,3}$/.test(bits)) return false
+  const prefix = Number(bits)
+  try {
+    new BlockList().addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6')
+    return true
+  } catch {
+    return false
+  }
+}
+
+const port = z.number().int().min(0).max(65535)
+
+export const serverSchema = z
+  .strictObject({
+    host: z.string().default('0.0.0.0').describe('Address the proxy listener binds to.'),
+    port: port.default(8080).describe('Port of the proxy listener (clients and AgentOS traffic).'),
+    admin_host: z
+      .string()
+      .default('0.0.0.0')
+      .describe('Address the admin listener (/healthz, /readyz, /metrics) binds to.'),
+    admin_port: port
+      .default(9090)
+      .describe('Port of the admin listener. Separate because the upstream owns GET /metrics.'),
+    trusted_proxies: z
+      .array(cidr)
+      .default([])
+      .describe(
+        'Peers (IP or CIDR) whose X-Forwarded-For/-Proto/-Host are believed. Empty: only the socket peer counts.',
+      ),
+    headers_timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe('Time a client has to send the complete request headers (slowloris bound).'),
+    request_timeout_ms: z
+      .number()
+      .int()
+      .min(0)
+      .default(300_000)
+      .describe('Time a client has to send the whole request including its body; 0 disables.'),
+    keep_alive_timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(5_000)
+      .describe('Idle time before a client keep-alive connection is closed.'),
+    max_header_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(65_536)
+      .default(16_384)
+      .describe('Largest accepted request header block; larger requests get 431.'),
+    max_headers_count: z
+      .number()
+      .int()
+      .min(16)
+      .default(100)
+      .describe('Most header fields accepted per request; a request with more gets 431.'),
+    max_body_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1_048_576)
+      .describe(
+        'Largest body the gateway itself parses (JSON, url-encoded forms, MCP messages); larger ones get 413. Multipart files stream through and are not limited by this.',
+      ),
+    shutdown_grace_ms: z
+      .number()
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe('On SIGTERM/SIGINT, how long in-flight requests may take to finish before sockets are closed.'),
+  })
+  .prefault({})
+
+export const upstreamSchema = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .default('http://127.0.0.1:7777')
+      .describe('Base URL of the agent runtime (AgentOS) that Portcullis protects.'),
+    connect_timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(5_000)
+      .describe('Timeout for opening a connection to the upstream (→ 504).'),
+    response_timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(300_000)
+      .describe('Time the upstream has to start its response (→ 504). Non-streamed agent runs can take minutes.'),
+    idle_timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(300_000)
+      .describe('Longest silence inside a streamed upstream response before it is aborted.'),
+    max_connections: z
+      .number()
+      .int()
+      .positive()
+      .default(256)
+      .describe('Keep-alive connection pool size towards the upstream.'),
+    preserve_host: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Forward the client's Host header. Off: Host is the upstream's, and the original goes in X-Forwarded-Host.",
+      ),
+  })
+  .prefault({})

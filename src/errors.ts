@@ -1,0 +1,110 @@
+/**
+ * Every failure the gateway answers itself has a typed code. This file is the one place that maps
+ * a code to an HTTP status; the compiler refuses a code without a mapping.
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'INVALID_PATH'
+  | 'UNSUPPORTED_UPGRADE'
+  | 'CREDENTIALS_MISSING'
+  | 'TOKEN_INVALID'
+  | 'TOKEN_EXPIRED'
+  | 'SERVICE_ACCOUNTS_DISABLED'
+  | 'ACCESS_DENIED'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'VALIDATION_FAILED'
+  | 'THROTTLED'
+  | 'HEADERS_TOO_LARGE'
+  | 'INTERNAL'
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'AUTH_UNAVAILABLE'
+  | 'STORE_UNAVAILABLE'
+  | 'UPSTREAM_TIMEOUT'
+
+interface ErrorResponse {
+  readonly status: number
+  /** false: the client gets a generic text, the detail goes to logs only. */
+  readonly expose: boolean
+}
+
+const RESPONSES: Record<ErrorCode, ErrorResponse> = {
+  BAD_REQUEST: { status: 400, expose: true },
+  INVALID_PATH: { status: 400, expose: true },
+  UNSUPPORTED_UPGRADE: { status: 400, expose: true },
+  CREDENTIALS_MISSING: { status: 401, expose: true },
+  TOKEN_INVALID: { status: 401, expose: true },
+  TOKEN_EXPIRED: { status: 401, expose: true },
+  SERVICE_ACCOUNTS_DISABLED: { status: 401, expose: true },
+  ACCESS_DENIED: { status: 403, expose: true },
+  NOT_FOUND: { status: 404, expose: true },
+  METHOD_NOT_ALLOWED: { status: 405, expose: true },
+  CONFLICT: { status: 409, expose: true },
+  PAYLOAD_TOO_LARGE: { status: 413, expose: true },
+  VALIDATION_FAILED: { status: 422, expose: true },
+  THROTTLED: { status: 429, expose: true },
+  HEADERS_TOO_LARGE: { status: 431, expose: true },
+  INTERNAL: { status: 500, expose: false },
+  UPSTREAM_UNAVAILABLE: { status: 502, expose: true },
+  AUTH_UNAVAILABLE: { status: 503, expose: true },
+  STORE_UNAVAILABLE: { status: 503, expose: true },
+  UPSTREAM_TIMEOUT: { status: 504, expose: true },
+}
+
+/** FastAPI's validation error item, kept for 422 bodies that AgentOS clients parse. */
+export interface ValidationIssue {
+  type: string
+  loc: (string | number)[]
+  msg: string
+  input?: unknown
+  ctx?: Record<string, unknown>
+}
+
+export type ErrorDetail = string | ValidationIssue[]
+
+export interface GatewayErrorOptions {
+  /** Internal reason for logs and metrics (`jwt.signature`), never sent to the client. */
+  reason?: string
+  cause?: unknown
+  /** Extra response headers, such as `Retry-After`. */
+  headers?: Record<string, string>
+}
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode
+  readonly detail: ErrorDetail
+  readonly reason: string | undefined
+  readonly headers: Readonly<Record<string, string>>
+
+  constructor(code: ErrorCode, detail: ErrorDetail, options: GatewayErrorOptions = {}) {
+    super(typeof detail === 'string' ? detail : code, { cause: options.cause })
+    this.name = 'GatewayError'
+    this.code = code
+    this.detail = detail
+    this.reason = options.reason
+    this.headers = options.headers ?? {}
+  }
+
+  get status(): number {
+    return RESPONSES[this.code].status
+  }
+}
+
+export function statusOf(code: ErrorCode): number {
+  return RESPONSES[code].status
+}
+
+/** The JSON body a client receives for an error; unexposed codes get a generic text. */
+export function errorBody(error: GatewayError): { detail: ErrorDetail } {
+  return { detail: RESPONSES[error.code].expose ? error.detail : 'Internal Server Error' }
+}
+
+/** Wraps anything thrown into a GatewayError; unknown errors become INTERNAL. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error
+  return new GatewayError('INTERNAL', 'Internal Server Error', { cause: error, reason: 'internal' })
+}
+
+export const ALL_ERROR_CODES = Object.keys(RESPONSES) as ErrorCode[]

@@ -1,0 +1,36 @@
+import Koa, { type Middleware } from 'koa'
+import type { Logger } from '../logger.js'
+import type { Metrics } from '../metrics.js'
+import type { TrustedProxies } from './client-address.js'
+import type { InFlight } from './in-flight.js'
+import { handleErrors } from './middleware/handle-errors.js'
+import { observe } from './middleware/observe.js'
+import { requestContext } from './middleware/request-context.js'
+import type { GatewayState } from './state.js'
+
+export interface AppDeps {
+  readonly logger: Logger
+  readonly metrics: Metrics
+  readonly inFlight: InFlight
+  readonly trustedProxies: TrustedProxies
+  readonly allowedOrigins: readonly string[]
+  readonly accessLog: boolean
+  readonly maxHeadersCount: number
+  /** The decision stages (authenticate, authorize, identity, local routes), in order. */
+  readonly stages: readonly Middleware<GatewayState>[]
+  /** The last stage: forwarding to the upstream. */
+  readonly forward: Middleware<GatewayState>
+}
+
+/** The HTTP request path, in one visible list. */
+export function createApp(deps: AppDeps): Koa<GatewayState> {
+  const app = new Koa<GatewayState>({ proxy: false })
+  app.silent = true
+  app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
+  app.use(observe(deps))
+  app.use(handleErrors({ logger: deps.logger, allowedOrigins: deps.allowedOrigins }))
+  app.use(requestContext({ trustedProxies: deps.trustedProxies, maxHeadersCount: deps.maxHeadersCount }))
+  for (const stage of deps.stages) app.use(stage)
+  app.use(deps.forward)
+  return app
+}

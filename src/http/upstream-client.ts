@@ -1,0 +1,182 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Readable } from 'node:stream'
+import { Pool, errors as undiciErrors } from 'undici'
+import type { Config } from '../config/schema.js'
+import { GatewayError } from '../errors.js'
+import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
+
+/** One request to send upstream, already authorized and rewritten. */
+export interface UpstreamRequest {
+  readonly method: string
+  /** Path and query, as forwarded (`/agents/a1/runs?x=1`). */
+  readonly path: string
+  readonly headers: string[]
+  readonly body: Readable | Buffer | null
+}
+
+export interface BufferedResponse {
+  readonly status: number
+  readonly headers: Record<string, string | string[]>
+  readonly body: Buffer
+}
+
+export type UpstreamFailureKind = 'refused' | 'reset' | 'timeout' | 'other'
+
+/**
+ * The only module that talks HTTP to the upstream: a keep-alive undici pool (measured faster
+ * than http-proxy), streaming both ways without buffering.
+ */
+export class UpstreamClient {
+  readonly #pool: Pool
+  readonly #headersTimeout: number
+  readonly #bodyTimeout: number
+  readonly #onFailure: (kind: UpstreamFailureKind) => void
+
+  constructor(config: Config['upstream'], onFailure: (kind: UpstreamFailureKind) => void = () => {}) {
+    this.#pool = new Pool(new URL(config.url).origin, {
+      connections: config.max_connections,
+      pipelining: 1,
+      keepAliveTimeout: 4_000,
+      connect: { timeout: config.connect_timeout_ms },
+      headersTimeout: config.response_timeout_ms,
+      bodyTimeout: config.idle_timeout_ms,
+    })
+    this.#headersTimeout = config.response_timeout_ms
+    this.#bodyTimeout = config.idle_timeout_ms
+    this.#onFailure = onFailure
+  }
+
+  /**
+   * Streams the upstream response into `res` as it arrives (SSE stays event by event). Resolves
+   * when the response is complete or the client went away; rejects with UPSTREAM_* only while
+   * nothing has been written to the client yet.
+   */
+  async stream(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: UpstreamRequest,
+    onHeaders?: (status: number) => void,
+  ): Promise<void> {
+    const abort = abortWhenClientLeaves(req, res)
+    try {
+      await this.#pool.stream(
+        {
+          method: request.method,
+          path: request.path,
+          headers: request.headers,
+          body: request.body,
+          signal: abort.signal,
+          headersTimeout: this.#headersTimeout,
+          bodyTimeout: this.#bodyTimeout,
+        },
+        ({ statusCode, headers }) => {
+          onHeaders?.(statusCode)
+          res.writeHead(statusCode, responseHeaders(headers))
+          // Event streams must not sit in Node's socket buffer waiting for more data.
+          res.flushHeaders()
+          return res
+        },
+      )
+    } catch (error) {
+      if (abort.signal.aborted || res.headersSent) {
+        if (!res.writableEnded) res.destroy()
+        return
+      }
+      throw this.#failure(error)
+    } finally {
+      abort.dispose()
+    }
+  }
+
+  /** Sends a request and buffers the response (bounded), for the few routes whose body we rewrite. */
+  async fetch(request: UpstreamRequest, maxBytes: number): Promise<BufferedResponse> {
+    try {
+      const response = await this.#pool.request({
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+        body: request.body,
+        headersTimeout: this.#headersTimeout,
+        bodyTimeout: this.#bodyTimeout,
+      })
+      const chunks: Buffer[] = []
+      let size = 0
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        size += chunk.length
+        if (size > maxBytes) {
+          response.body.destroy()
+          throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream response too large', {
+            reason: 'upstream.response_too_large',
+          })
+        }
+        chunks.push(chunk)
+      }
+      return { status: response.statusCode, headers: responseHeaders(response.headers), body: Buffer.concat(chunks) }
+    } catch (error) {
+      if (error instanceof GatewayError) throw error
+      throw this.#failure(error)
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close()
+  }
+
+  #failure(error: unknown): GatewayError {
+    const kind = classifyFailure(error)
+    this.#onFailure(kind)
+    if (kind === 'timeout') {
+      return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', { cause: error, reason: 'upstream.timeout' })
+    }
+    return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', { cause: error, reason: `upstream.${kind}` })
+  }
+}
+
+export function classifyFailure(error: unknown): UpstreamFailureKind {
+  if (
+    error instanceof undiciErrors.ConnectTimeoutError ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError
+  ) {
+    return 'timeout'
+  }
+  const code = (error as { code?: string } | null)?.code
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
+    return 'refused'
+  }
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset'
+  return 'other'
+}
+
+/** Response headers without hop-by-hop fields (and those the upstream listed in `Connection`). */
+function responseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const listed = connectionListed(headers.connection)
+  const out: Record<string, string | string[]> = {}
+  for (const name in headers) {
+    const value = headers[name]
+    if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name) === true) continue
+    out[name] = value
+  }
+  return out
+}
+
+interface ClientAbort {
+  readonly signal: AbortSignal
+  dispose(): void
+}
+
+function abortWhenClientLeaves(req: IncomingMessage, res: ServerResponse): ClientAbort {
+  const controller = new AbortController()
+  const onClose = (): void => {
+    if (!res.writableFinished) controller.abort()
+  }
+  res.once('close', onClose)
+  req.once('error', onClose)
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      res.off('close', onClose)
+      req.off('error', onClose)
+    },
+  }
+}

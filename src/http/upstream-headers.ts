@@ -1,0 +1,146 @@
+import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
+
+/**
+ * Headers a client may use to make a backend believe a different path than the one we authorized
+ * (attack class 10). Never forwarded, from anyone.
+ */
+export const FORWARDED_PATH_HEADERS: readonly string[] = [
+  'x-original-url',
+  'x-original-uri',
+  'x-original-path',
+  'x-rewrite-url',
+  'x-forwarded-uri',
+  'x-forwarded-path',
+  'x-forwarded-prefix',
+  'x-envoy-original-path',
+]
+
+const REBUILT = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded', 'x-request-id'])
+
+// undici refuses `expect`; Node has already answered `100-continue` to the client.
+const NEVER_FORWARDED = new Set([...HOP_BY_HOP, ...FORWARDED_PATH_HEADERS, 'expect'])
+
+/** What the gateway knows about the hop it received the request on. */
+export interface ForwardingFacts {
+  readonly peer: string
+  readonly peerTrusted: boolean
+  readonly encrypted: boolean
+  readonly requestId: string
+}
+
+/** Per-request adjustments decided by authentication and identity enforcement. */
+export interface HeaderAdjustments {
+  /** Lowercased, `_`→`-` normalized names to drop (the credential header when not forwarded). */
+  readonly drop?: ReadonlySet<string> | undefined
+  /** A cookie to remove from `Cookie` (the JWT cookie when credentials are not forwarded). */
+  readonly dropCookie?: string | undefined
+  /** Verified headers set after every client copy is gone. */
+  readonly inject?: readonly (readonly [string, string])[] | undefined
+}
+
+export interface UpstreamHeaderOptions {
+  /** Normalized name prefixes that belong to the gateway's identity namespace (`x-auth-`). */
+  readonly identityPrefixes: readonly string[]
+  /** Further normalized names treated as identity and stripped from every request. */
+  readonly identityNames: ReadonlySet<string>
+  readonly preserveHost: boolean
+  readonly upstreamHost: string
+}
+
+/** Normalizes a field name the way CGI-style backends do: case-insensitive, `_` equal to `-`. */
+export function normalizeHeaderName(name: string): string {
+  const lower = name.toLowerCase()
+  return lower.includes('_') ? lower.replaceAll('_', '-') : lower
+}
+
+/**
+ * Builds the header list sent upstream from the client's raw headers: hop-by-hop fields, fields
+ * listed in `Connection`, forwarded-path fields and every variant of an identity field are
+ * removed; X-Forwarded-* are rebuilt from what this hop can vouch for; then verified identity is
+ * added. Returns a flat [name, value, …] list as undici accepts it.
+ */
+export function buildUpstreamHeaders(
+  rawHeaders: readonly string[],
+  options: UpstreamHeaderOptions,
+  facts: ForwardingFacts,
+  adjustments: HeaderAdjustments = {},
+): string[] {
+  let listed: Set<string> | undefined
+  let host: string | undefined
+  let forwardedFor: string | undefined
+  let forwardedProto: string | undefined
+  let forwardedHost: string | undefined
+  let forwarded: string | undefined
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const lower = (rawHeaders[index] as string).toLowerCase()
+    const value = rawHeaders[index + 1] as string
+    if (lower === 'connection') listed = mergeListed(listed, connectionListed(value))
+    else if (lower === 'host') host ??= value
+    else if (lower === 'x-forwarded-for') forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`
+    else if (lower === 'x-forwarded-proto') forwardedProto ??= value
+    else if (lower === 'x-forwarded-host') forwardedHost ??= value
+    else if (lower === 'forwarded') forwarded = forwarded === undefined ? value : `${forwarded}, ${value}`
+  }
+
+  const out: string[] = []
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] as string
+    const normalized = normalizeHeaderName(name)
+    if (NEVER_FORWARDED.has(normalized) || REBUILT.has(normalized)) continue
+    if (listed?.has(name.toLowerCase()) === true || listed?.has(normalized) === true) continue
+    if (isIdentityName(normalized, options)) continue
+    if (adjustments.drop?.has(normalized) === true) continue
+    let value = rawHeaders[index + 1] as string
+    if (normalized === 'cookie' && adjustments.dropCookie !== undefined) {
+      const kept = removeCookie(value, adjustments.dropCookie)
+      if (kept === '') continue
+      value = kept
+    }
+    out.push(name, value)
+  }
+
+  const trusted = facts.peerTrusted
+  out.push('host', options.preserveHost && host !== undefined ? host : options.upstreamHost)
+  out.push('x-forwarded-for', trusted && forwardedFor !== undefined ? `${forwardedFor}, ${facts.peer}` : facts.peer)
+  out.push(
+    'x-forwarded-proto',
+    trusted && forwardedProto !== undefined ? firstValue(forwardedProto) : facts.encrypted ? 'https' : 'http',
+  )
+  const originalHost = trusted && forwardedHost !== undefined ? firstValue(forwardedHost) : host
+  if (originalHost !== undefined) out.push('x-forwarded-host', originalHost)
+  if (trusted && forwarded !== undefined) out.push('forwarded', forwarded)
+  out.push('x-request-id', facts.requestId)
+  if (adjustments.inject !== undefined) {
+    for (const [name, value] of adjustments.inject) out.push(name, value)
+  }
+  return out
+}
+
+export function isIdentityName(normalized: string, options: UpstreamHeaderOptions): boolean {
+  if (options.identityNames.has(normalized)) return true
+  for (const prefix of options.identityPrefixes) if (normalized.startsWith(prefix)) return true
+  return false
+}
+
+function mergeListed(into: Set<string> | undefined, more: Set<string> | undefined): Set<string> | undefined {
+  if (more === undefined) return into
+  if (into === undefined) return more
+  for (const name of more) into.add(name)
+  return into
+}
+
+function firstValue(list: string): string {
+  const comma = list.indexOf(',')
+  return (comma === -1 ? list : list.slice(0, comma)).trim()
+}
+
+function removeCookie(header: string, name: string): string {
+  return header
+    .split(';')
+    .filter((pair) => {
+      const eq = pair.indexOf('=')
+      return (eq === -1 ? pair : pair.slice(0, eq)).trim() !== name
+    })
+    .map((pair) => pair.trim())
+    .join('; ')
+}

@@ -1,0 +1,71 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/**
+ * The gateway's own metrics, on its own registry (never the global one, so several gateways can
+ * run in one test process). Labels are bounded: route labels are templates or families, never raw
+ * paths, and no label carries a user id or a credential.
+ */
+export class Metrics {
+  readonly registry = new Registry()
+
+  readonly requests = new Counter({
+    name: 'portcullis_http_requests_total',
+    help: 'HTTP requests answered, by method, route family and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  })
+
+  readonly requestDuration = new Histogram({
+    name: 'portcullis_http_request_duration_seconds',
+    help: 'Time from request arrival to the end of the response, by method and route family.',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  })
+
+  readonly upstreamDuration = new Histogram({
+    name: 'portcullis_upstream_response_seconds',
+    help: 'Time the upstream took to send response headers, by route family.',
+    labelNames: ['route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  })
+
+  readonly inFlight = new Gauge({
+    name: 'portcullis_http_requests_in_flight',
+    help: 'HTTP requests being processed.',
+    registers: [this.registry],
+  })
+
+  readonly upstreamErrors = new Counter({
+    name: 'portcullis_upstream_errors_total',
+    help: 'Upstream failures, by kind (refused, reset, timeout, other).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+
+  readonly websocketConnections = new Gauge({
+    name: 'portcullis_websocket_connections',
+    help: 'Open proxied WebSocket connections.',
+    registers: [this.registry],
+  })
+
+  readonly websocketUpgrades = new Counter({
+    name: 'portcullis_websocket_upgrades_total',
+    help: 'WebSocket upgrade attempts, by outcome (accepted or the refusing status).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  })
+
+  constructor(options: { collectProcessMetrics?: boolean } = {}) {
+    if (options.collectProcessMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'portcullis_' })
+    }
+  }
+
+  async render(): Promise<string> {
+    return this.registry.metrics()
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Token-shaped substrings: JWTs, service-account tokens and bearer credentials. Whatever text
+ * reaches a log line passes through `redactSecrets` first.
+ */
+const TOKEN_SHAPES =
+  /(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*)|(svc_pat_[A-Za-z0-9]*)|((?:bearer|basic)\s+[^\s,;"']+)/gi
+
+export const REDACTED = '[REDACTED]'
+
+export function redactSecrets(text: string): string {
+  return text.replace(TOKEN_SHAPES, REDACTED)
+}
+
+/** Redacts token-shaped strings everywhere inside a log object (depth-bounded, cycle-safe). */
+export function redactDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactSecrets(value)
+  if (depth > 6 || typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1))
+  if (value instanceof Error) {
+    return { type: value.name, message: redactSecrets(value.message), code: (value as NodeJS.ErrnoException).code }
+  }
+  const copy: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) copy[key] = redactDeep(child, depth + 1)
+  return copy
+}

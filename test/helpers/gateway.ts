@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs'
+import { stringify } from 'yaml'
+import { parseConfig } from '../../src/config/load.js'
+import type { Config } from '../../src/config/schema.js'
+import { createGateway, type Gateway, type RunningGateway } from '../../src/gateway.js'
+import { createLogger } from '../../src/logger.js'
+import { LogCapture } from './log-capture.js'
+
+/** Anything with tap's teardown hook. */
+export interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+export type ConfigInput = Record<string, unknown>
+
+export interface TestGateway extends RunningGateway {
+  readonly gateway: Gateway
+  readonly config: Config
+  readonly logs: LogCapture
+  metrics(): Promise<string>
+  stop(): Promise<void>
+}
+
+/** Builds a config the way a user would, from YAML, with ports 0 and the given sections merged in. */
+export function testConfig(input: ConfigInput, env: Record<string, string> = {}): Config {
+  const base: ConfigInput = {
+    server: { host: '127.0.0.1', port: 0, admin_host: '127.0.0.1', admin_port: 0, shutdown_grace_ms: 2_000 },
+    logging: { level: 'info' },
+  }
+  const yaml = stringify(mergeSections(base, input))
+  return parseConfig(yaml, 'test config', { env, readFile: (path) => readFileSync(path, 'utf8') })
+}
+
+/** Starts a real gateway on port 0 (and its admin listener), stopped at teardown. */
+export async function startGateway(
+  t: Teardown,
+  input: ConfigInput,
+  env: Record<string, string> = {},
+): Promise<TestGateway> {
+  const config = testConfig(input, env)
+  const logs = new LogCapture()
+  const logger = createLogger({ level: config.logging.level, destination: logs })
+  const gateway = await createGateway(config, { logger, collectProcessMetrics: false })
+  const running = await gateway.start()
+  let stopped = false
+  const stop = async (): Promise<void> => {
+    if (stopped) return
+    stopped = true
+    await gateway.stop()
+  }
+  t.teardown(stop)
+  return {
+    ...running,
+    gateway,
+    config,
+    logs,
+    stop,
+    metrics: async () => (await fetch(`${running.adminUrl}/metrics`)).text(),
+  }
+}
+
+function mergeSections(base: ConfigInput, input: ConfigInput): ConfigInput {
+  const merged: ConfigInput = { ...base }
+  for (const [key, value] of Object.entries(input)) {
+    const current = merged[key]
+    merged[key] =
+      isPlainObject(current) && isPlainObject(value) ? { ...current, ...value } : value
+  }
+  return merged
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,169 @@
+import t from 'tap'
+import WebSocket from 'ws'
+import { json, readSse, startRuntime, WsClient } from './helpers.js'
+
+void t.test('/workflows/ws speaks the open-mode AgentOS protocol', async (t) => {
+  const runtime = await startRuntime(t)
+  const client = await WsClient.open(t, `${runtime.wsUrl}/workflows/ws`)
+  t.same(await client.nextJson(), {
+    event: 'connected',
+    message: 'Connected to AgentOS.',
+    requires_auth: false,
+  })
+  client.send({ action: 'ping' })
+  t.same(await client.nextJson(), { event: 'pong' })
+  client.send({ action: 'authenticate', token: 'anything' })
+  t.same(await client.nextJson(), {
+    event: 'authenticated',
+    message: 'Authentication successful. You can now send commands.',
+  })
+  client.send({ action: 'start-workflow', workflow_id: 'w1', message: 'go', user_id: 'dave' })
+  const started = await client.nextJson()
+  t.match(started, { event: 'WorkflowStarted', workflow_id: 'w1', user_id: 'dave' })
+  t.match(await client.nextJson(), {
+    event: 'WorkflowCompleted',
+    run_id: (started as { run_id: string }).run_id,
+    content: 'echo: go',
+    user_id: 'dave',
+  })
+  client.send({ action: 'dance' })
+  t.same(await client.nextJson(), { event: 'error', error: 'Unknown action: dance' })
+  client.send('not json')
+  t.same(await client.next(), { data: 'not json', isBinary: false })
+  t.equal(runtime.wsConnections.length, 1)
+  t.match(runtime.wsConnections[0], { path: '/workflows/ws', protocols: [] })
+  t.equal(runtime.wsConnections[0]?.received.length, 5)
+})
+
+void t.test('/ws/echo echoes frames, picks a subprotocol and closes on request', async (t) => {
+  const runtime = await startRuntime(t)
+  const client = await WsClient.open(t, `${runtime.wsUrl}/ws/echo`, ['bearer', 'chat.v1'])
+  t.equal(client.socket.protocol, 'chat.v1')
+  client.send('hello')
+  t.same(await client.next(), { data: 'hello', isBinary: false })
+  client.socket.send(Buffer.from([1, 2, 3]))
+  t.same(await client.next(), { data: Buffer.from([1, 2, 3]), isBinary: true })
+  const closed = new Promise<[number, string]>((resolve) =>
+    client.socket.once('close', (code, reason) => resolve([code, reason.toString()])),
+  )
+  client.send('close:4001:bye now')
+  t.same(await closed, [4001, 'bye now'])
+  t.match(runtime.wsConnections[0], {
+    path: '/ws/echo',
+    protocols: ['bearer', 'chat.v1'],
+    selectedProtocol: 'chat.v1',
+    received: ['hello', Buffer.from([1, 2, 3]), 'close:4001:bye now'],
+  })
+})
+
+void t.test('an upgrade to any other path gets a 404', async (t) => {
+  const runtime = await startRuntime(t)
+  const socket = new WebSocket(`${runtime.wsUrl}/ws/elsewhere`)
+  const status = await new Promise<number | undefined>((resolve) => {
+    socket.once('unexpected-response', (_req, res) => resolve(res.statusCode))
+    socket.once('error', () => resolve(undefined))
+  })
+  t.equal(status, 404)
+  t.equal(runtime.wsConnections.length, 0)
+})
+
+void t.test('MCP answers batches as JSON or SSE; notifications alone get 202', async (t) => {
+  const runtime = await startRuntime(t)
+  const post = (body: unknown, accept = 'application/json') =>
+    fetch(`${runtime.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify(body),
+    })
+  const batch = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26' } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'get_sessions', arguments: { user_id: 'erin' } },
+    },
+    { jsonrpc: '2.0', id: 3, method: 'nope' },
+  ]
+  const response = await post(batch)
+  t.ok(response.headers.get('mcp-session-id'))
+  t.match(await json(response), [
+    { id: 1, result: { protocolVersion: '2025-03-26', serverInfo: { name: 'agentos-demo' } } },
+    { id: 2, result: { structuredContent: { tool: 'get_sessions', user_id: 'erin' } } },
+    { id: 3, error: { code: -32601 } },
+  ])
+  const streamed = await post(batch, 'application/json, text/event-stream')
+  const events = await readSse(streamed)
+  t.same(
+    events.map((event) => [event.event, (event.data as { id: number }).id]),
+    [
+      ['message', 1],
+      ['message', 2],
+      ['message', 3],
+    ],
+  )
+  const notification = await post({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  t.equal(notification.status, 202)
+})
+
+void t.test('A2A takes the user id from X-User-ID, else from the message metadata', async (t) => {
+  const runtime = await startRuntime(t)
+  const send = (headers: Record<string, string>, path = '/a2a/agents/a1/v1/message:send') =>
+    fetch(`${runtime.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'r1',
+        method: 'message/send',
+        params: {
+          message: {
+            role: 'user',
+            parts: [{ kind: 'text', text: 'hi' }],
+            metadata: { userId: 'meta-user' },
+          },
+        },
+      }),
+    })
+  const byHeader = (await json(await send({ 'x-user-id': 'header-user' }))) as {
+    result: { contextId: string }
+  }
+  t.match(byHeader, {
+    jsonrpc: '2.0',
+    id: 'r1',
+    result: { user_id: 'header-user', contextId: String },
+  })
+  t.match(await json(await send({})), { result: { user_id: 'meta-user' } })
+  const deprecated = await send({ 'x-agent-id': 't1' }, '/a2a/message/send')
+  t.match(await json(deprecated), { result: { metadata: { team_id: 't1', user_id: 'meta-user' } } })
+  const tasksGet = (params: object) =>
+    fetch(`${runtime.url}/a2a/agents/a1/v1/tasks:get`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params }),
+    })
+  const missing = await tasksGet({})
+  t.equal(missing.status, 400)
+  t.same(await json(missing), { detail: 'contextId is required' })
+  const found = await tasksGet({ contextId: byHeader.result.contextId })
+  t.match(await json(found), { result: { user_id: 'header-user' } })
+})
+
+void t.test('AG-UI streams events carrying forwarded_props.user_id', async (t) => {
+  const runtime = await startRuntime(t)
+  const response = await fetch(`${runtime.url}/agui`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      threadId: 'th1',
+      runId: 'run1',
+      messages: [{ id: 'm1', role: 'user', content: 'hey' }],
+      forwarded_props: { user_id: 'frank' },
+    }),
+  })
+  const events = (await readSse(response)).map((event) => event.data)
+  t.match(events[0], { type: 'RUN_STARTED', threadId: 'th1', runId: 'run1', user_id: 'frank' })
+  t.match(events[2], { type: 'TEXT_MESSAGE_CONTENT', delta: 'echo: hey', user_id: 'frank' })
+  t.match(events.at(-1), { type: 'RUN_FINISHED', user_id: 'frank' })
+})
