@@ -59,6 +59,26 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly jwksReloads = new Counter({
+    name: 'portcullis_jwks_reloads_total',
+    help: 'JWKS file reads after startup, by result (updated, unchanged, failed) and trigger (watch, signal, unknown_kid).',
+    labelNames: ['result', 'trigger'] as const,
+    registers: [this.registry],
+  })
+
+  readonly jwksKeys = new Gauge({
+    name: 'portcullis_jwks_keys',
+    help: 'Usable keys in the JWKS key set in use.',
+    registers: [this.registry],
+  })
+
+  readonly jwtCacheLookups = new Counter({
+    name: 'portcullis_jwt_cache_lookups_total',
+    help: 'Verified-JWT cache lookups, by result (hit or miss).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  })
+
   constructor(options: { collectProcessMetrics?: boolean } = {}) {
     if (options.collectProcessMetrics !== false) {
       collectDefaultMetrics({ register: this.registry, prefix: 'portcullis_' })

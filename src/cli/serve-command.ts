@@ -44,4 +44,7 @@ async function serve(configPath: string): Promise<void> {
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
+  process.on('SIGHUP', () => {
+    gateway.reload().catch((error: unknown) => logger.error({ err: error }, 'reload failed'))
+  })
 }

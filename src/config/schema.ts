@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { authSchema } from './sections/auth.js'
+import { identitySchema } from './sections/identity.js'
 import { corsSchema, loggingSchema } from './sections/logging.js'
 import { databaseSchema, serviceAccountsSchema } from './sections/service-accounts.js'
 import { serverSchema, upstreamSchema } from './sections/server.js'
@@ -13,6 +14,7 @@ export const configSchema = z.strictObject({
   database: databaseSchema,
   cors: corsSchema,
   logging: loggingSchema,
+  identity: identitySchema,
 })
 
 /** The config as validated, before secrets are resolved. */

@@ -1,5 +1,7 @@
 import type { ParameterizedContext } from 'koa'
 import type { Readable } from 'node:stream'
+import type { Principal } from '../auth/principal.js'
+import type { Authorization } from '../policy/authorizer.js'
 import type { CanonicalTarget } from './canonical-path.js'
 import type { HeaderAdjustments } from './upstream-headers.js'
 import type { BufferedResponse } from './upstream-client.js'
@@ -15,6 +17,10 @@ export interface GatewayState {
   /** Bounded metrics label (route family or template). */
   route: string
   startedAt: number
+  /** The verified identity (ANONYMOUS for public routes and open-mode callers). */
+  principal: Principal
+  /** The authorizer's decision; undefined for public routes. */
+  authorization?: Authorization
   /** Internal reason of an error response, for the access log. */
   errorReason?: string
   /** Identity decided by authentication: headers to drop and to inject upstream. */

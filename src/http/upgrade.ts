@@ -17,6 +17,8 @@ import { relayWebSockets } from './websocket-relay.js'
 /** What the auth hook decides for an upgrade it lets through. */
 export interface UpgradeAdmission {
   readonly headers?: HeaderAdjustments
+  /** A rewritten query string (user_id pinning); the client's when undefined. */
+  readonly query?: string | undefined
   /** Subprotocols to offer upstream: the client's, minus any that carried a credential. */
   readonly protocols: readonly string[]
   /** Answered to the client when the upstream selects none (`bearer`, when the token came that way). */
@@ -26,7 +28,7 @@ export interface UpgradeAdmission {
 }
 
 /** Authenticates and authorizes an upgrade; throws a GatewayError to refuse it on the raw socket. */
-export type UpgradeGate = (inbound: InboundRequest, target: CanonicalTarget) => Promise<UpgradeAdmission>
+export type UpgradeGate = (inbound: InboundRequest, target: CanonicalTarget, req: IncomingMessage) => Promise<UpgradeAdmission>
 
 /** An upgrade the gateway terminates itself (the workflow WebSocket protocol, for instance). */
 export type LocalUpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, inbound: InboundRequest) => void
@@ -121,7 +123,8 @@ export class UpgradeHandler {
       local(req, socket, head, inbound)
       return
     }
-    const admission = await this.#deps.gate(inbound, target)
+    const admission = await this.#deps.gate(inbound, target, req)
+    const query = admission.query ?? target.query
     const requestId = chooseRequestId(req.headers['x-request-id'], peerTrusted)
     const headers = buildUpstreamHeaders(
       req.rawHeaders,
@@ -130,7 +133,7 @@ export class UpgradeHandler {
       admission.headers,
     )
     const upstream = new WebSocket(
-      `${this.#upstreamBase}${target.forwardPath}${target.query === '' ? '' : `?${target.query}`}`,
+      `${this.#upstreamBase}${target.forwardPath}${query === '' ? '' : `?${query}`}`,
       [...admission.protocols],
       {
         headers: toHeaderObject(headers),

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js'
 
-/** One entry of AgentOS's `get_default_scope_mappings`: method, fnmatch pattern, required scopes. */
+/** An entry of AgentOS's `get_default_scope_mappings`: method, fnmatch pattern, scopes. */
 export type DefaultScopeMapping = readonly [
   method: string,
   agentosPattern: string,

@@ -10,7 +10,7 @@ export interface ResourceContext {
 
 const FAMILIES: ReadonlySet<string> = new Set<ResourceFamily>(['agents', 'teams', 'workflows'])
 
-function isFamily(segment: string | undefined): segment is ResourceFamily {
+export function isResourceFamily(segment: string | undefined): segment is ResourceFamily {
   return segment !== undefined && FAMILIES.has(segment)
 }
 
@@ -24,9 +24,9 @@ export function resourceContext(
 ): { readonly family: ResourceFamily; readonly id: string | undefined } | undefined {
   if (!path.startsWith('/')) return undefined
   const segments = path.slice(1).split('/')
-  const offset = segments[0] === 'a2a' && isFamily(segments[1]) ? 1 : 0
+  const offset = segments[0] === 'a2a' && isResourceFamily(segments[1]) ? 1 : 0
   const family = segments[offset]
-  if (!isFamily(family)) return undefined
+  if (!isResourceFamily(family)) return undefined
   const id = segments[offset + 1]
   // AgentOS captures the id with `[^/]+`, so an empty segment is no id.
   return { family, id: id === '' ? undefined : id }

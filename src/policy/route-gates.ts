@@ -1,4 +1,4 @@
-import type { ResourceFamily } from './resource-context.js'
+import { isResourceFamily, type ResourceFamily } from './resource-context.js'
 
 /** A route-level `require_resource_access` check (reference 1.7). */
 export interface RouteGate {
@@ -28,10 +28,6 @@ const POST_RUN_GATES: readonly (readonly string[])[] = [
 ]
 const FORK_GATE: readonly string[] = ['sessions', '?', 'fork']
 
-function isFamily(segment: string | undefined): segment is ResourceFamily {
-  return segment === 'agents' || segment === 'teams' || segment === 'workflows'
-}
-
 function shapeMatches(shape: readonly string[], rest: readonly string[]): boolean {
   return shape.length === rest.length && shape.every((part, i) => part === '?' || part === rest[i])
 }
@@ -54,7 +50,8 @@ function gateAction(
 /** The gate AgentOS's route applies to this REST path, if any (A2A paths have none). */
 export function routeGate(method: string, path: string): RouteGate | undefined {
   const [family, id, ...rest] = path.slice(1).split('/')
-  if (!path.startsWith('/') || !isFamily(family) || id === undefined || id === '') return undefined
+  if (!path.startsWith('/') || !isResourceFamily(family) || id === undefined || id === '')
+    return undefined
   const action = gateAction(method, family, rest)
   return action === undefined ? undefined : { family, id, action }
 }

@@ -89,7 +89,7 @@ export function defaultRouteEntries(): RouteEntry[] {
   }))
 }
 
-/** Route → required scopes, compiled once into one trie per method; matching allocates no rules. */
+/** Route → required scopes, compiled once into a trie per method; matching builds no rules. */
 export class RouteTable {
   readonly #roots = new Map<string, TrieNode>()
   readonly #entries: readonly RouteEntry[]
@@ -115,10 +115,16 @@ export class RouteTable {
 
   /** Defaults, then interface mappings, then the user's `scope_mappings` (the last word). */
   static fromConfig(config: RouteTableConfig): RouteTable {
-    const custom = Object.entries(config.scopeMappings ?? {}).map(
-      ([key, scopes]): RouteEntry => ({ ...parseMappingKey(key), scopes, source: 'custom' }),
-    )
-    return new RouteTable([...defaultRouteEntries(), ...(config.interfaceMappings ?? []), ...custom])
+    const custom = Object.entries(config.scopeMappings ?? {}).map(([key, scopes]): RouteEntry => ({
+      ...parseMappingKey(key),
+      scopes,
+      source: 'custom',
+    }))
+    return new RouteTable([
+      ...defaultRouteEntries(),
+      ...(config.interfaceMappings ?? []),
+      ...custom,
+    ])
   }
 
   /** The effective rules, in first-definition order (an override keeps its position). */
@@ -126,7 +132,7 @@ export class RouteTable {
     return this.#entries
   }
 
-  /** Case-sensitive on method and path; `path` is the canonical path (no query, no trailing `/`). */
+  /** Case-sensitive; `path` is the canonical path (no query string, no trailing `/`). */
   match(method: string, path: string): RouteMatch | undefined {
     const root = this.#roots.get(method)
     if (root === undefined || !path.startsWith('/')) return undefined

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js'
 
-/** One segment of a route template: a literal, one segment of any value, or one-or-more segments. */
+/** One segment of a route template: a literal, any one segment, or one or more segments. */
 export type TemplateSegment =
   | { readonly kind: 'literal'; readonly value: string }
   | { readonly kind: 'param' }
@@ -43,9 +43,7 @@ function parse(template: string): Parsed {
 }
 
 function invalid(what: string, problem: string): GatewayError {
-  return new GatewayError('INTERNAL', `Invalid route template ${what}: ${problem}`, {
-    reason: 'policy.template',
-  })
+  return new GatewayError('INTERNAL', `Invalid ${what}: ${problem}`, { reason: 'policy.template' })
 }
 
 /** Why a template is not valid, or undefined when it is. */
@@ -56,7 +54,7 @@ export function templateProblem(template: string): string | undefined {
 
 export function parseTemplate(template: string): TemplateSegment[] {
   const parsed = parse(template)
-  if ('problem' in parsed) throw invalid(`"${template}"`, parsed.problem)
+  if ('problem' in parsed) throw invalid(`route template "${template}"`, parsed.problem)
   return parsed.segments
 }
 
@@ -90,7 +88,7 @@ export function mappingKeyProblem(key: string): string | undefined {
 /** Splits a user's `scope_mappings` key such as `"GET /reports/{id}"`. */
 export function parseMappingKey(key: string): MappingKey {
   const problem = mappingKeyProblem(key)
-  if (problem !== undefined) throw invalid(`key "${key}"`, problem)
+  if (problem !== undefined) throw invalid(`scope mapping key "${key}"`, problem)
   const space = key.indexOf(' ')
   return { method: key.slice(0, space), template: key.slice(space + 1) }
 }

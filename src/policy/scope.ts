@@ -22,7 +22,7 @@ export interface ScopeParts {
 
 const LEGACY_RESOURCE_ALIASES: ReadonlyMap<string, string> = new Map([['system', 'config']])
 
-/** The literal AgentOS admin scope: privileged at mint even when another admin scope is configured. */
+/** AgentOS's own admin scope: privileged at mint even when another admin scope is configured. */
 export const AGENTOS_ADMIN_SCOPE = 'agent_os:admin'
 
 /** Scopes a new token gets when the mint request has no `scopes` (reference 2.4), in this order. */
@@ -58,15 +58,14 @@ export function parseScope(scope: string, adminScope: string): ParsedScope {
 /** AgentOS's display split; the admin scope is deliberately not special-cased (reference 2.1). */
 export function splitScope(scope: string): ScopeParts {
   const parts = scope.split(':')
-  const first = unalias(parts[0] ?? '')
-  if (parts.length === 1)
-    return { namespace: parts[0] ?? '', sub_namespace: null, permission: 'unknown' }
-  const permission = parts[parts.length - 1] ?? ''
-  if (parts.length === 2) return { namespace: first, sub_namespace: null, permission }
-  return { namespace: first, sub_namespace: parts.slice(1, -1).join(':'), permission }
+  const [first = '', ...rest] = parts
+  if (rest.length === 0) return { namespace: first, sub_namespace: null, permission: 'unknown' }
+  const namespace = unalias(first)
+  const permission = rest.pop() ?? ''
+  return { namespace, sub_namespace: rest.length === 0 ? null : rest.join(':'), permission }
 }
 
-/** Requested scopes that are neither admin, global nor per-resource, in request order (reference 2.2). */
+/** Requested scopes that are not admin, global or per-resource, in request order (2.2). */
 export function invalidScopes(scopes: readonly string[], adminScope: string): string[] {
   return scopes.filter((scope) => parseScope(scope, adminScope).kind === 'unknown')
 }

@@ -24,11 +24,22 @@ export interface TestGateway extends RunningGateway {
 /** Builds a config the way a user would, from YAML, with ports 0 and the given sections merged in. */
 export function testConfig(input: ConfigInput, env: Record<string, string> = {}): Config {
   const base: ConfigInput = {
-    server: { host: '127.0.0.1', port: 0, admin_host: '127.0.0.1', admin_port: 0, shutdown_grace_ms: 2_000 },
+    server: {
+      host: '127.0.0.1',
+      port: 0,
+      admin_host: '127.0.0.1',
+      admin_port: 0,
+      shutdown_grace_ms: 2_000,
+    },
     logging: { level: 'info' },
   }
   const yaml = stringify(mergeSections(base, input))
   return parseConfig(yaml, 'test config', { env, readFile: (path) => readFileSync(path, 'utf8') })
+}
+
+export interface StartOptions {
+  /** Process metrics are off unless a test is about them. */
+  readonly collectProcessMetrics?: boolean
 }
 
 /** Starts a real gateway on port 0 (and its admin listener), stopped at teardown. */
@@ -36,11 +47,15 @@ export async function startGateway(
   t: Teardown,
   input: ConfigInput,
   env: Record<string, string> = {},
+  options: StartOptions = {},
 ): Promise<TestGateway> {
   const config = testConfig(input, env)
   const logs = new LogCapture()
   const logger = createLogger({ level: config.logging.level, destination: logs })
-  const gateway = await createGateway(config, { logger, collectProcessMetrics: false })
+  const gateway = await createGateway(config, {
+    logger,
+    collectProcessMetrics: options.collectProcessMetrics ?? false,
+  })
   const running = await gateway.start()
   let stopped = false
   const stop = async (): Promise<void> => {
@@ -63,8 +78,7 @@ function mergeSections(base: ConfigInput, input: ConfigInput): ConfigInput {
   const merged: ConfigInput = { ...base }
   for (const [key, value] of Object.entries(input)) {
     const current = merged[key]
-    merged[key] =
-      isPlainObject(current) && isPlainObject(value) ? { ...current, ...value } : value
+    merged[key] = isPlainObject(current) && isPlainObject(value) ? { ...current, ...value } : value
   }
   return merged
 }

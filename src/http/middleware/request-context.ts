@@ -1,4 +1,5 @@
 import type { Next } from 'koa'
+import { ANONYMOUS } from '../../auth/principal.js'
 import { canonicalizeTarget } from '../canonical-path.js'
 import { normalizeAddress, resolveClientAddress, type TrustedProxies } from '../client-address.js'
 import { assertHeaderCount } from '../header-limits.js'
@@ -10,6 +11,7 @@ import type { GatewayContext } from '../state.js'
 export function requestContext(deps: { trustedProxies: TrustedProxies; maxHeadersCount: number }) {
   return async function requestContextMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const state = ctx.state
+    state.principal = ANONYMOUS
     state.peer = normalizeAddress(ctx.req.socket.remoteAddress)
     state.peerTrusted = deps.trustedProxies.has(state.peer)
     state.requestId = chooseRequestId(ctx.req.headers['x-request-id'], state.peerTrusted)

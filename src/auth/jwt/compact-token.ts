@@ -1,0 +1,52 @@
+import { invalidToken } from './jwt-errors.js'
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/
+
+export interface CompactToken {
+  readonly header: Readonly<Record<string, unknown>>
+  readonly payloadSegment: string
+}
+
+/**
+ * The structural checks done before any key is looked at, in PyJWT's order and words: the size
+ * cap (before anything is parsed), three dot-separated base64url segments, a JSON-object header.
+ */
+export function parseCompactToken(token: string, maxBytes: number): CompactToken {
+  if (Buffer.byteLength(token, 'utf8') > maxBytes) {
+    throw invalidToken('jwt.too_large', 'Token is too large')
+  }
+  const segments = token.split('.')
+  const [headerSegment, payloadSegment, signatureSegment] = segments
+  if (
+    segments.length !== 3 ||
+    headerSegment === undefined ||
+    payloadSegment === undefined ||
+    signatureSegment === undefined
+  ) {
+    throw invalidToken('jwt.malformed', 'Not enough segments')
+  }
+  if (!isBase64Url(headerSegment)) throw invalidToken('jwt.malformed', 'Invalid header padding')
+  if (!isBase64Url(payloadSegment)) throw invalidToken('jwt.malformed', 'Invalid payload padding')
+  if (!isBase64Url(signatureSegment)) throw invalidToken('jwt.malformed', 'Invalid crypto padding')
+  const header = decodeJsonObject(headerSegment)
+  if (header === undefined) {
+    throw invalidToken('jwt.malformed', 'Invalid header string: must be a json object')
+  }
+  return { header, payloadSegment }
+}
+
+/** A base64url segment holding a JSON object, or undefined for anything else. */
+export function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  return value as Record<string, unknown>
+}
+
+function isBase64Url(segment: string): boolean {
+  return BASE64URL.test(segment) && segment.length % 4 !== 1
+}

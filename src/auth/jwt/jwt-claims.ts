@@ -1,0 +1,121 @@
+import type { Config } from '../../config/schema.js'
+import { isReservedPrincipal, type Principal } from '../principal.js'
+import { audienceMismatch, audienceMissing, reservedSubject } from './jwt-errors.js'
+
+export type ClaimSettings = Pick<
+  Config['auth'],
+  | 'scopes_claim'
+  | 'user_id_claim'
+  | 'session_id_claim'
+  | 'dependencies_claims'
+  | 'session_state_claims'
+>
+
+export type Payload = Readonly<Record<string, unknown>>
+
+/** A claim the payload itself holds; never one inherited from Object.prototype (`constructor`). */
+export function claim(payload: Payload, name: string): unknown {
+  return Object.hasOwn(payload, name) ? payload[name] : undefined
+}
+
+/**
+ * Reference 6.4: a list is the scopes (its string items), a string is ONE scope (not split on
+ * spaces, so `"agents:read teams:read"` grants neither), anything else is no scopes.
+ */
+export function scopesFromClaim(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string')
+  return []
+}
+
+/** A user or session id: a string, or a finite number as its decimal text; else none. */
+export function identityFromClaim(value: unknown): string | null {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
+  return null
+}
+
+/** `sa:…`, `__oauth__:…` and `__scheduler__` belong to other credential kinds (reference 6.3). */
+export function rejectReservedSubject(payload: Payload, userIdClaim: string): void {
+  if (isReservedPrincipal(claim(payload, userIdClaim))) throw reservedSubject()
+}
+
+/**
+ * AgentOS's manual audience check (reference 6.3): the claim (string or list) must share an
+ * element with the expected audiences, by exact string equality. An absent or null claim is
+ * "missing"; any other shape simply does not match.
+ */
+export function checkAudience(
+  payload: Payload,
+  audienceClaim: string,
+  expected: readonly string[],
+): void {
+  const value = claim(payload, audienceClaim)
+  if (value === undefined || value === null) throw audienceMissing(audienceClaim)
+  const presented: readonly unknown[] = Array.isArray(value) ? value : [value]
+  const matches = presented.some((item) => typeof item === 'string' && expected.includes(item))
+  if (!matches) throw audienceMismatch()
+}
+
+/**
+ * The principal of a decoded token (reference 5.7); the payload is frozen, as the principal is
+ * shared. An unverified token (`validate: false`) has no expiry: its `exp` was never enforced.
+ */
+export function principalFromClaims(
+  payload: Payload,
+  settings: ClaimSettings,
+  options: { credentialHash: string; authorizationEnabled: boolean; verified: boolean },
+): Principal {
+  const claims = deepFreeze(payload)
+  const exp = claim(claims, 'exp')
+  const dependencies = pickClaims(claims, settings.dependencies_claims)
+  const sessionState = pickClaims(claims, settings.session_state_claims)
+  return Object.freeze({
+    kind: 'jwt',
+    authenticated: true,
+    userId: identityFromClaim(claim(claims, settings.user_id_claim)),
+    sessionId: identityFromClaim(claim(claims, settings.session_id_claim)),
+    scopes: Object.freeze(scopesFromClaim(claim(claims, settings.scopes_claim))),
+    authorizationEnabled: options.authorizationEnabled,
+    claims,
+    ...(dependencies === undefined ? {} : { dependencies }),
+    ...(sessionState === undefined ? {} : { sessionState }),
+    expiresAt: options.verified && typeof exp === 'number' && Number.isFinite(exp) ? exp : null,
+    credentialHash: options.credentialHash,
+  })
+}
+
+/** `validate: false` and the token does not even decode: the request goes on unauthenticated (6.12). */
+export function undecodablePrincipal(
+  credentialHash: string,
+  authorizationEnabled: boolean,
+): Principal {
+  return Object.freeze({
+    kind: 'jwt',
+    authenticated: false,
+    userId: null,
+    sessionId: null,
+    scopes: Object.freeze([]),
+    authorizationEnabled,
+    expiresAt: null,
+    credentialHash,
+  })
+}
+
+function pickClaims(payload: Payload, names: readonly string[]): Payload | undefined {
+  const picked = names.filter((name) => Object.hasOwn(payload, name))
+  if (picked.length === 0) return undefined
+  return Object.freeze(Object.fromEntries(picked.map((name) => [name, payload[name]])))
+}
+
+/** Iterative, as a `validate: false` payload may nest thousands of levels deep. */
+function deepFreeze<T>(value: T): T {
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (typeof node !== 'object' || node === null || Object.isFrozen(node)) continue
+    Object.freeze(node)
+    for (const child of Object.values(node)) pending.push(child)
+  }
+  return value
+}

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto'
+import { jwtVerify } from 'jose'
+import { summarizeAuthMode } from '../../config/auth-mode.js'
+import type { Config } from '../../config/schema.js'
+import type { Logger } from '../../logger.js'
+import type { Metrics } from '../../metrics.js'
+import { isServiceToken, type Credential } from '../credential.js'
+import type { Principal } from '../principal.js'
+import { NOT_RESPONSIBLE, type Verifier } from '../verifier.js'
+import { systemClock, type Clock } from './clock.js'
+import { parseCompactToken } from './compact-token.js'
+import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt-claims.js'
+import { invalidToken } from './jwt-errors.js'
+import { JwksFile, type JwksReloadResult } from './jwks-file.js'
+import { verifyInKeyOrder, type KeyOrder, type VerifyJws } from './key-order.js'
+import { loadStaticKeys, type VerificationKey } from './key-set.js'
+import { decodeUnverified } from './unverified-token.js'
+import { VerifiedTokenCache } from './verified-token-cache.js'
+
+export interface JwtVerifierDependencies {
+  readonly logger: Logger
+  readonly metrics?: Metrics | undefined
+  readonly clock?: Clock | undefined
+  readonly verifyJws?: VerifyJws | undefined
+  /** Reads the JWKS file (tests count reads). */
+  readonly readFile?: ((path: string) => Promise<string>) | undefined
+  readonly jwksDebounceMs?: number | undefined
+}
+
+/**
+ * JWTs as AgentOS's JWT middleware checks them (reference 6.1–6.4, 6.12), with jose. Responsible
+ * for every credential except service-account tokens; a failure is always a thrown 401.
+ */
+export class JwtVerifier implements Verifier {
+  readonly kind = 'jwt'
+  readonly #auth: Config['auth']
+  readonly #keyOrder: KeyOrder
+  readonly #expectedAudience: readonly string[] | undefined
+  readonly #authorizationEnabled: boolean
+  readonly #cache: VerifiedTokenCache
+  readonly #clock: Clock
+
+  private constructor(
+    auth: Config['auth'],
+    deps: JwtVerifierDependencies,
+    staticKeys: readonly VerificationKey[],
+    jwks: JwksFile | undefined,
+  ) {
+    this.#auth = auth
+    this.#keyOrder = {
+      algorithm: auth.algorithm,
+      jwks,
+      staticKeys,
+      verifyJws: deps.verifyJws ?? ((token, key, options) => jwtVerify(token, key, options)),
+      logger: deps.logger,
+    }
+    this.#expectedAudience = expectedAudience(auth)
+    this.#authorizationEnabled = summarizeAuthMode(auth).authorizationEnabled
+    this.#cache = new VerifiedTokenCache(auth.jwt_cache_max_entries, deps.metrics)
+    this.#clock = deps.clock ?? systemClock
+  }
+
+  /** Loads the keys; throws a plain Error (for the startup report) when the config cannot work. */
+  static async create(auth: Config['auth'], deps: JwtVerifierDependencies): Promise<JwtVerifier> {
+    if (!auth.validate) {
+      deps.logger.warn(
+        'auth.validate is false: JWT signatures, expiry and audience are NOT checked',
+      )
+      return new JwtVerifier(auth, deps, [], undefined)
+    }
+    if (auth.verify_audience && (expectedAudience(auth)?.length ?? 0) === 0) {
+      throw new Error('auth.verify_audience: needs auth.audience or auth.service_id')
+    }
+    const warn = (details: Record<string, unknown>, message: string): void => {
+      deps.logger.warn(details, message)
+    }
+    const staticKeys = loadStaticKeys(auth.verification_keys ?? [], auth.algorithm, warn)
+    const jwks =
+      auth.jwks_file === null
+        ? undefined
+        : await JwksFile.open({
+            path: auth.jwks_file,
+            algorithm: auth.algorithm,
+            cooldownSeconds: auth.jwks_reload_cooldown_seconds,
+            watch: auth.jwks_watch,
+            logger: deps.logger,
+            metrics: deps.metrics,
+            clock: deps.clock,
+            readFile: deps.readFile,
+            debounceMs: deps.jwksDebounceMs,
+          })
+    if (staticKeys.length === 0 && (jwks?.keys.count ?? 0) === 0) {
+      jwks?.close()
+      throw new Error(
+        'auth: validate is true but no JWT verification key is usable: set auth.verification_keys, JWT_VERIFICATION_KEY, or a JWKS file with keys for the configured algorithm',
+      )
+    }
+    return new JwtVerifier(auth, deps, staticKeys, jwks)
+  }
+
+  async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
+    const token = credential.token
+    if (isServiceToken(token)) return NOT_RESPONSIBLE
+    const credentialHash = createHash('sha256').update(token).digest('hex')
+    const authorizationEnabled = this.#authorizationEnabled
+    if (!this.#auth.validate) {
+      return decodeUnverified(token, this.#auth, { credentialHash, authorizationEnabled })
+    }
+
+    const { header } = parseCompactToken(token, this.#auth.max_token_bytes)
+    const now = this.#clock.now()
+    const generation = this.#keyOrder.jwks?.generation ?? 0
+    const cached = this.#cache.get(credentialHash, generation, now)
+    if (cached !== undefined) return cached
+    // Checked before any key lookup, so a forged header never triggers a JWKS re-read.
+    if (header.alg !== this.#auth.algorithm) {
+      throw invalidToken('jwt.algorithm', 'The specified alg value is not allowed')
+    }
+    const payload = await verifyInKeyOrder(this.#keyOrder, token, header.kid, now)
+    if (this.#expectedAudience !== undefined) {
+      checkAudience(payload, this.#auth.audience_claim, this.#expectedAudience)
+    }
+    rejectReservedSubject(payload, this.#auth.user_id_claim)
+    const principal = principalFromClaims(payload, this.#auth, {
+      credentialHash,
+      authorizationEnabled,
+      verified: true,
+    })
+    this.#cache.set(credentialHash, generation, principal)
+    return principal
+  }
+
+  /** Re-reads the JWKS file (the gateway calls this on SIGHUP); undefined without one. */
+  async reload(): Promise<JwksReloadResult | undefined> {
+    return this.#keyOrder.jwks?.reload('signal')
+  }
+
+  /** Stops watching the JWKS file. */
+  close(): void {
+    this.#keyOrder.jwks?.close()
+  }
+}
+
+/** The audiences a token must name when `verify_audience` is on: `audience`, else `service_id`. */
+function expectedAudience(auth: Config['auth']): readonly string[] | undefined {
+  if (!auth.verify_audience || !auth.validate) return undefined
+  if (auth.audience !== null) {
+    return typeof auth.audience === 'string' ? [auth.audience] : [...auth.audience]
+  }
+  return auth.service_id === null ? [] : [auth.service_id]
+}

@@ -1,0 +1,126 @@
+import type { AuthModeSummary } from '../config/auth-mode.js'
+import { GatewayError } from '../errors.js'
+import type { Authorization, Authorizer } from '../policy/authorizer.js'
+import { isServiceToken, type Credential } from './credential.js'
+import type { ExcludedRoutes } from './excluded-routes.js'
+import {
+  extractCredential,
+  missingCredentialError,
+  type CredentialSettings,
+} from './extract-credential.js'
+import type { InboundRequest } from './inbound-request.js'
+import { ANONYMOUS, type Principal } from './principal.js'
+import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
+
+/** The outcome of authentication and authorization for one request. */
+export interface AuthDecision {
+  readonly principal: Principal
+  /** Undefined for public requests (excluded routes, preflights), which are never authorized. */
+  readonly authorization: Authorization | undefined
+  /** An excluded route or a CORS preflight: no credential was looked at. */
+  readonly public: boolean
+}
+
+export interface AuthPipelineDeps {
+  readonly mode: AuthModeSummary
+  readonly credentials: CredentialSettings
+  readonly excluded: ExcludedRoutes
+  readonly authorizer: Authorizer
+  /** Undefined when service accounts are switched off. */
+  readonly serviceAccounts: Verifier | undefined
+  readonly scheduler: Verifier | undefined
+  /** Present exactly when a JWT source is configured. */
+  readonly jwt: Verifier | undefined
+  /** Present when a security key is configured and no JWT source is. */
+  readonly securityKey: Verifier | undefined
+}
+
+const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this AgentOS instance'
+
+/**
+ * Authentication in AgentOS's dispatch order (reference 6.7), then authorization. HTTP requests and
+ * WebSocket upgrades both come through here.
+ */
+export class AuthPipeline {
+  readonly #deps: AuthPipelineDeps
+  readonly #open: boolean
+
+  constructor(deps: AuthPipelineDeps) {
+    this.#deps = deps
+    // Open: no JWT source and no security key. Anonymous requests pass; only service-account
+    // tokens are looked at, and an unverifiable one is ignored (reference 5.6).
+    this.#open = deps.mode.mode === 'none'
+  }
+
+  /** Whether a request to this path needs no credential (excluded routes; preflights for HTTP). */
+  isPublic(request: Pick<InboundRequest, 'method' | 'path' | 'transport'>): boolean {
+    return (
+      (request.transport === 'http' && request.method === 'OPTIONS') ||
+      this.#deps.excluded.has(request.path)
+    )
+  }
+
+  /**
+   * Authenticates and authorizes. `credential` overrides extraction (a WebSocket subprotocol or
+   * first frame); undefined means "read it from the request".
+   */
+  async decide(request: InboundRequest, credential?: Credential | null): Promise<AuthDecision> {
+    if (this.isPublic(request))
+      return { principal: ANONYMOUS, authorization: undefined, public: true }
+    const principal = await this.authenticate(request, credential)
+    const authorization = this.#deps.authorizer.authorize(principal, request.method, request.path)
+    return { principal, authorization, public: false }
+  }
+
+  /** Authentication alone: a Principal, or a GatewayError (401, 429, 503). */
+  async authenticate(request: InboundRequest, credential?: Credential | null): Promise<Principal> {
+    const deps = this.#deps
+    const found =
+      credential === undefined
+        ? extractCredential(request, deps.credentials)
+        : (credential ?? undefined)
+    if (found === undefined) {
+      if (this.#open) return ANONYMOUS
+      throw missingCredentialError(
+        deps.credentials,
+        deps.mode.mode === 'jwt' ? 'jwt' : 'security_key',
+      )
+    }
+    if (isServiceToken(found.token)) return this.#serviceAccount(found, request)
+    if (this.#open) return ANONYMOUS
+    if (deps.scheduler !== undefined) {
+      const scheduler = await deps.scheduler.verify(found, request)
+      if (scheduler !== NOT_RESPONSIBLE) return scheduler
+    }
+    const verifier = deps.jwt ?? deps.securityKey
+    if (verifier === undefined)
+      throw new Error('a credential source must be configured outside open mode')
+    const principal = await verifier.verify(found, request)
+    if (principal === NOT_RESPONSIBLE) {
+      throw new GatewayError('TOKEN_INVALID', 'Invalid authentication token', {
+        reason: 'credential.unsupported',
+      })
+    }
+    return principal
+  }
+
+  async #serviceAccount(credential: Credential, request: InboundRequest): Promise<Principal> {
+    const verifier = this.#deps.serviceAccounts
+    if (verifier === undefined) {
+      if (this.#open) return ANONYMOUS
+      throw new GatewayError('SERVICE_ACCOUNTS_DISABLED', SERVICE_ACCOUNTS_DISABLED, {
+        reason: 'service_account.disabled',
+      })
+    }
+    try {
+      const principal = await verifier.verify(credential, request)
+      if (principal === NOT_RESPONSIBLE)
+        throw new Error('service-account verifier declined a svc_pat_ token')
+      return principal
+    } catch (error) {
+      // An open instance ignores tokens it cannot verify; a verified token's scopes still apply.
+      if (this.#open && error instanceof GatewayError) return ANONYMOUS
+      throw error
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import type { Next } from 'koa'
+import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
+import type { GatewayContext } from '../state.js'
+
+/** Decides what identity the upstream sees: headers, pinned query and body, response rewrites. */
+export function enforceIdentity(deps: { enforcer: IdentityEnforcer }) {
+  return async function enforceIdentityMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+    const state = ctx.state
+    const plan = await deps.enforcer.plan({
+      principal: state.principal,
+      method: ctx.method,
+      path: state.target.path,
+      query: state.target.query,
+      headers: ctx.req.headers,
+      body: ctx.req,
+      accessibleIds: state.authorization?.accessibleIds,
+    })
+    state.upstreamHeaders = plan.headers
+    if (plan.query !== undefined) state.upstreamQuery = plan.query
+    if (plan.body !== undefined) state.upstreamBody = plan.body
+    if (plan.rewriteResponse !== undefined) state.rewriteResponse = plan.rewriteResponse
+    await next()
+  }
+}

@@ -1,0 +1,78 @@
+import type { WebSocket } from 'ws'
+import type { AuthPipeline } from '../auth/pipeline.js'
+import type { Credential } from '../auth/credential.js'
+import type { InboundRequest } from '../auth/inbound-request.js'
+import type { Principal } from '../auth/principal.js'
+import { extractCredential, type CredentialSettings } from '../auth/extract-credential.js'
+import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
+import type { IncomingMessage } from 'node:http'
+import type { CanonicalTarget } from './canonical-path.js'
+import { offeredProtocols, type UpgradeAdmission } from './upgrade.js'
+
+/** A browser cannot set headers on a WebSocket; it may offer `bearer` and then the token as subprotocols. */
+export const BEARER_SUBPROTOCOL = 'bearer'
+
+/** Close code when a connection's credential expires or is revoked (RFC 6455 §7.4.1: policy violation). */
+export const CREDENTIAL_ENDED_CLOSE_CODE = 1008
+
+export interface SubprotocolCredential {
+  readonly credential: Credential | undefined
+  /** The offered list without the credential-carrying entries. */
+  readonly protocols: string[]
+}
+
+/** Finds `bearer, <token>` among the offered subprotocols and removes both from the list. */
+export function subprotocolCredential(offered: readonly string[]): SubprotocolCredential {
+  const index = offered.indexOf(BEARER_SUBPROTOCOL)
+  const token = index === -1 ? undefined : offered[index + 1]
+  if (token === undefined) return { credential: undefined, protocols: [...offered] }
+  return {
+    credential: { token, source: 'subprotocol' },
+    protocols: offered.filter((_, position) => position !== index && position !== index + 1),
+  }
+}
+
+/**
+ * Upgrades go through the same decision core as HTTP requests: the header or cookie credential,
+ * else a bearer subprotocol; a refusal happens on the raw socket before the upstream sees anything.
+ */
+export function createUpgradeGate(deps: {
+  pipeline: AuthPipeline
+  enforcer: IdentityEnforcer
+  credentials: CredentialSettings
+  now?: () => number
+}) {
+  const now = deps.now ?? Date.now
+  return async function upgradeGate(inbound: InboundRequest, target: CanonicalTarget, req: IncomingMessage): Promise<UpgradeAdmission> {
+    const offered = offeredProtocols(inbound)
+    const fromSubprotocol = subprotocolCredential(offered)
+    const credential = extractCredential(inbound, deps.credentials) ?? fromSubprotocol.credential ?? null
+    const decision = await deps.pipeline.decide(inbound, credential)
+    const plan = await deps.enforcer.plan({
+      principal: decision.principal,
+      method: 'GET',
+      path: target.path,
+      query: target.query,
+      headers: inbound.headers,
+      body: req,
+      accessibleIds: decision.authorization?.accessibleIds,
+    })
+    const viaSubprotocol = credential !== null && credential.source === 'subprotocol'
+    return {
+      headers: plan.headers,
+      query: plan.query,
+      protocols: viaSubprotocol ? fromSubprotocol.protocols : offered,
+      ...(viaSubprotocol ? { fallbackProtocol: BEARER_SUBPROTOCOL } : {}),
+      onOpen: (client) => closeAtExpiry(client, decision.principal, now),
+    }
+  }
+}
+
+/** A relayed connection does not outlive its credential. */
+function closeAtExpiry(client: WebSocket, principal: Principal, now: () => number): void {
+  if (principal.expiresAt === null) return
+  const remaining = principal.expiresAt * 1000 - now()
+  const timer = setTimeout(() => client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential expired'), Math.max(0, remaining))
+  timer.unref()
+  client.once('close', () => clearTimeout(timer))
+}

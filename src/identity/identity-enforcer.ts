@@ -1,0 +1,162 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { scopedUserId, type Principal } from '../auth/principal.js'
+import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
+import { GatewayError } from '../errors.js'
+import { normalizeHeaderName, type HeaderAdjustments } from '../http/upstream-headers.js'
+import { AssertionSigner } from './assertion-signer.js'
+import { pinBody } from './body-pinning.js'
+import { CredentialHandling } from './credential-handling.js'
+import type { ObservedFields } from './field-pin.js'
+import { identityHeaders, refuseReservedUserIdHeader } from './identity-headers.js'
+import type { IdentityConfig, IdentityPlan, PlanInput } from './identity-plan.js'
+import { classifyRoute, learningsDenial } from './identity-routes.js'
+import { filterListing, reportAuthMode, type ResponseRewrite } from './response-rewrites.js'
+import { bodyPinsFor, queryPinsFor, SESSION_ID, USER_ID } from './route-pins.js'
+import { rewriteFieldList } from './url-encoded-fields.js'
+
+const SESSION_ONLY: readonly string[] = [SESSION_ID]
+const USER_ONLY: readonly string[] = [USER_ID]
+const NOTHING_OBSERVED: readonly string[] = []
+
+/**
+ * Makes the open upstream see the verified identity and nothing else (reference 7): identity
+ * headers, `user_id` pinned in the query, forms and JSON bodies, the ownership gate of scoped run
+ * actions, listing filters and the `/info` auth mode. Framework-free; called once per request.
+ */
+export class IdentityEnforcer {
+  /** Normalized names to strip from every request (`UpstreamHeaderOptions.identityNames`). */
+  readonly identityHeaderNames: ReadonlySet<string>
+  readonly signer: AssertionSigner | undefined
+  readonly #adminScope: string
+  readonly #userIsolation: boolean
+  readonly #maxBodyBytes: number
+  readonly #credentials: CredentialHandling
+  readonly #assertionHeader: string
+  readonly #reportAuthMode: ResponseRewrite
+
+  constructor(
+    config: IdentityConfig,
+    authMode: AuthMode | AuthModeSummary,
+    signer?: AssertionSigner,
+  ) {
+    const assertion = config.identity.assertion
+    if (assertion.enabled && signer === undefined)
+      throw new Error('identity.assertion is enabled but no signer was given')
+    this.signer = assertion.enabled ? signer : undefined
+    this.#assertionHeader = assertion.header
+    this.#adminScope = config.auth.admin_scope
+    this.#userIsolation = config.auth.user_isolation
+    this.#maxBodyBytes = config.server.max_body_bytes
+    this.#credentials = new CredentialHandling(config.auth, config.identity.forward_credentials)
+    this.#reportAuthMode = reportAuthMode(typeof authMode === 'string' ? authMode : authMode.mode)
+    const names = config.identity.strip_headers.map(normalizeHeaderName)
+    if (assertion.enabled) names.push(normalizeHeaderName(assertion.header))
+    this.identityHeaderNames = new Set(names)
+  }
+
+  /** Builds the enforcer and, when assertions are enabled, its signer (keys generated or loaded). */
+  static async create(
+    config: IdentityConfig,
+    authMode: AuthMode | AuthModeSummary,
+    options: { now?: () => number } = {},
+  ): Promise<IdentityEnforcer> {
+    const assertion = config.identity.assertion
+    const signer = assertion.enabled
+      ? await AssertionSigner.create(
+          {
+            algorithm: assertion.algorithm,
+            issuer: assertion.issuer,
+            audience: assertion.audience ?? config.upstream.url,
+            lifetimeSeconds: assertion.lifetime_seconds,
+            rotationHours: assertion.rotation_hours,
+            signingKeysFile: assertion.signing_keys_file,
+          },
+          options,
+        )
+      : undefined
+    return new IdentityEnforcer(config, authMode, signer)
+  }
+
+  async plan(input: PlanInput): Promise<IdentityPlan> {
+    const { principal, method, path } = input
+    const uid = principal.userId
+    const scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
+    const route = classifyRoute(method, path)
+    if (uid === null) refuseReservedUserIdHeader(input.headers)
+    const rewriteResponse =
+      route === 'info'
+        ? this.#reportAuthMode
+        : route === 'listing' && input.accessibleIds instanceof Set
+          ? filterListing(input.accessibleIds)
+          : undefined
+
+    const gated = scoped !== null && (route === 'run-gated' || route === 'run-continue')
+    const checksLearnings = scoped !== null && route === 'learnings'
+    const observed = gated ? SESSION_ONLY : checksLearnings ? USER_ONLY : NOTHING_OBSERVED
+    const queryPins = queryPinsFor(route, uid, scoped)
+    let query: string | undefined
+    let sessionGiven = false
+    if (queryPins.length > 0) {
+      const rewrite = rewriteFieldList(input.query, 'query', queryPins, observed)
+      if (rewrite.changed) query = rewrite.text
+      if (checksLearnings) this.#refuseForeignLearnings(rewrite.observed, scoped, method, path)
+      sessionGiven = hasValue(rewrite.observed.get(SESSION_ID))
+    }
+
+    const pins = bodyPinsFor(route, principal, scoped, gated && !sessionGiven, observed)
+    const pinned =
+      pins === undefined
+        ? undefined
+        : await pinBody(input.body, input.headers, pins, this.#maxBodyBytes)
+    if (checksLearnings && pinned !== undefined)
+      this.#refuseForeignLearnings(pinned.observed, scoped, method, path)
+    if (gated && !sessionGiven) {
+      const claimed = route === 'run-continue' && principal.sessionId !== null
+      if (!claimed && !hasValue(pinned?.observed.get(SESSION_ID))) {
+        throw new GatewayError('BAD_REQUEST', 'session_id is required for this action', {
+          reason: 'identity.session_required',
+        })
+      }
+    }
+    // Last, so that a refused request costs no signature.
+    const headers = await this.#headers(principal, input.headers, rewriteResponse !== undefined)
+    return {
+      headers,
+      ...(query !== undefined && { query }),
+      ...(pinned?.body !== undefined && { body: pinned.body }),
+      ...(rewriteResponse !== undefined && { rewriteResponse }),
+    }
+  }
+
+  async #headers(
+    principal: Principal,
+    headers: IncomingHttpHeaders,
+    rewritesResponse: boolean,
+  ): Promise<HeaderAdjustments> {
+    const adjustments = this.#credentials.adjustments(principal, headers, rewritesResponse)
+    const inject = identityHeaders(principal)
+    if (this.signer === undefined || !principal.authenticated) return { ...adjustments, inject }
+    const assertion = await this.signer.assertionFor(principal)
+    return { ...adjustments, inject: [...inject, [this.#assertionHeader, assertion]] }
+  }
+
+  #refuseForeignLearnings(
+    fields: ObservedFields,
+    scoped: string | null,
+    method: string,
+    path: string,
+  ): void {
+    for (const value of fields.get(USER_ID) ?? []) {
+      if (value === null || value === '' || value === scoped) continue
+      throw new GatewayError('ACCESS_DENIED', learningsDenial(method, path), {
+        reason: 'identity.foreign_learnings',
+      })
+    }
+  }
+}
+
+function hasValue(values: readonly unknown[] | undefined): boolean {
+  return (
+    values?.some((value) => (typeof value === 'string' ? value !== '' : Boolean(value))) === true
+  )
+}

@@ -1,0 +1,81 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { isReservedPrincipal, type Principal } from '../auth/principal.js'
+import { GatewayError } from '../errors.js'
+import { normalizeHeaderName } from '../http/upstream-headers.js'
+import { encodeIdHeaderValue, jsonHeaderValue } from './header-values.js'
+
+/** AgentOS A2A reads the caller's user id from this header (reference 7.2). */
+export const USER_ID_HEADER = 'x-user-id'
+
+export type InjectedHeaders = readonly (readonly [string, string])[]
+
+const NONE: InjectedHeaders = Object.freeze([])
+// Principals are immutable and cached by the verifiers, so their headers are built once.
+const built = new WeakMap<Principal, InjectedHeaders>()
+
+/**
+ * The verified identity headers for a principal: `X-Auth-*` for authenticated principals, and
+ * `X-User-ID` whenever there is a user id. Ids are percent-encoded outside visible ASCII and
+ * JSON values use `\u` escapes, so every value is a valid field value.
+ */
+export function identityHeaders(principal: Principal): InjectedHeaders {
+  const cached = built.get(principal)
+  if (cached !== undefined) return cached
+  const headers: [string, string][] = []
+  const { userId, sessionId } = principal
+  if (principal.authenticated) {
+    if (userId !== null) headers.push(['X-Auth-User-Id', encodeIdHeaderValue(userId)])
+    headers.push(['X-Auth-Kind', principal.kind])
+    if (principal.scopes !== null)
+      headers.push(['X-Auth-Scopes', jsonHeaderValue(principal.scopes)])
+    if (sessionId !== null) headers.push(['X-Auth-Session-Id', encodeIdHeaderValue(sessionId)])
+    if (principal.serviceAccount !== undefined) {
+      headers.push(['X-Auth-Service-Account', encodeIdHeaderValue(principal.serviceAccount.name)])
+    }
+    if (principal.dependencies !== undefined) {
+      headers.push(['X-Auth-Dependencies', jsonHeaderValue(principal.dependencies)])
+    }
+    if (principal.sessionState !== undefined) {
+      headers.push(['X-Auth-Session-State', jsonHeaderValue(principal.sessionState)])
+    }
+  }
+  if (userId !== null) headers.push(['X-User-ID', encodeIdHeaderValue(userId)])
+  const result = headers.length === 0 ? NONE : Object.freeze(headers)
+  built.set(principal, result)
+  return result
+}
+
+function claimsReserved(value: string | string[] | undefined): boolean {
+  if (value === undefined) return false
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (isReservedPrincipal(item.trim())) return true
+    // Node joins repeated fields with ", "; the upstream may read any one of them.
+    if (item.includes(',') && item.split(',').some((part) => isReservedPrincipal(part.trim())))
+      return true
+  }
+  return false
+}
+
+/**
+ * For callers without a user id (anonymous, security key) the client's `X-User-ID` is passed on,
+ * as AgentOS honours it, unless it claims a reserved principal (in any spelling of the name).
+ */
+export function refuseReservedUserIdHeader(headers: IncomingHttpHeaders): void {
+  for (const name in headers) {
+    if (
+      name !== USER_ID_HEADER &&
+      !(name.includes('_') && normalizeHeaderName(name) === USER_ID_HEADER)
+    ) {
+      continue
+    }
+    if (claimsReserved(headers[name])) {
+      throw new GatewayError(
+        'ACCESS_DENIED',
+        'Client-supplied user_id may not claim a reserved principal',
+        {
+          reason: 'identity.reserved_user_id',
+        },
+      )
+    }
+  }
+}

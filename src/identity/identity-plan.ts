@@ -1,0 +1,41 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
+import type { Principal } from '../auth/principal.js'
+import type { Config } from '../config/schema.js'
+import type { BufferedResponse } from '../http/upstream-client.js'
+import type { HeaderAdjustments } from '../http/upstream-headers.js'
+
+/** The config keys identity enforcement reads; the whole `Config` fits. */
+export interface IdentityConfig {
+  readonly auth: Pick<
+    Config['auth'],
+    'admin_scope' | 'user_isolation' | 'token_source' | 'token_header_key' | 'cookie_name'
+  >
+  readonly identity: Config['identity']
+  readonly server: Pick<Config['server'], 'max_body_bytes'>
+  readonly upstream: Pick<Config['upstream'], 'url'>
+}
+
+export interface PlanInput {
+  /** ANONYMOUS for excluded routes, OPTIONS and open-mode anonymous callers. */
+  readonly principal: Principal
+  readonly method: string
+  /** The canonical path: decoded once, trailing slashes stripped. */
+  readonly path: string
+  /** The raw query string without `?`. */
+  readonly query: string
+  readonly headers: IncomingHttpHeaders
+  /** The client's body; consumed only when it is rewritten. */
+  readonly body: Readable
+  /** From the authorizer, for `GET /agents|/teams|/workflows`. */
+  readonly accessibleIds?: ReadonlySet<string> | 'all' | undefined
+}
+
+export interface IdentityPlan {
+  readonly headers: HeaderAdjustments
+  /** Only when changed. */
+  readonly query?: string
+  /** Whenever the client stream was consumed (then usually changed). */
+  readonly body?: { body: Readable | Buffer; contentType?: string }
+  readonly rewriteResponse?: (response: BufferedResponse) => BufferedResponse
+}

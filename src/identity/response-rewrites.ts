@@ -1,0 +1,77 @@
+import type { AuthMode } from '../config/auth-mode.js'
+import { GatewayError } from '../errors.js'
+import type { BufferedResponse } from '../http/upstream-client.js'
+
+export type ResponseRewrite = (response: BufferedResponse) => BufferedResponse
+
+// Headers describing the upstream's bytes, wrong once the body is rewritten.
+const BODY_BOUND_HEADERS = new Set([
+  'content-length',
+  'etag',
+  'content-md5',
+  'digest',
+  'content-digest',
+])
+
+function isSuccess(response: BufferedResponse): boolean {
+  return response.status >= 200 && response.status < 300 && response.body.length > 0
+}
+
+function isEncoded(response: BufferedResponse): boolean {
+  const encoding = response.headers['content-encoding']
+  if (encoding === undefined) return false
+  const value = (Array.isArray(encoding) ? encoding.join(',') : encoding).trim().toLowerCase()
+  return value !== '' && value !== 'identity'
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+function withJsonBody(response: BufferedResponse, value: unknown): BufferedResponse {
+  const body = Buffer.from(JSON.stringify(value), 'utf8')
+  const headers: Record<string, string | string[]> = {}
+  for (const [name, headerValue] of Object.entries(response.headers)) {
+    if (!BODY_BOUND_HEADERS.has(name.toLowerCase())) headers[name] = headerValue
+  }
+  headers['content-length'] = String(body.length)
+  return { status: response.status, headers, body }
+}
+
+/**
+ * `GET /agents|/teams|/workflows` (reference 1.6): keeps the items whose `id` the caller may see.
+ * The request goes without Accept-Encoding; a compressed listing could not be filtered, so it is
+ * refused rather than passed whole.
+ */
+export function filterListing(accessible: ReadonlySet<string>): ResponseRewrite {
+  return (response) => {
+    if (!isSuccess(response)) return response
+    if (isEncoded(response)) {
+      throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream listing could not be filtered', {
+        reason: 'identity.listing_encoded',
+      })
+    }
+    const items = parseJson(response.body)
+    if (!Array.isArray(items)) return response
+    const visible = items.filter((item: unknown) => {
+      const id =
+        typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined
+      return typeof id === 'string' && accessible.has(id)
+    })
+    return withJsonBody(response, visible)
+  }
+}
+
+/** `GET /info`: the upstream runs open and says `none`; clients must see the gateway's mode. */
+export function reportAuthMode(mode: AuthMode): ResponseRewrite {
+  return (response) => {
+    if (!isSuccess(response) || isEncoded(response)) return response
+    const info = parseJson(response.body)
+    if (typeof info !== 'object' || info === null || Array.isArray(info)) return response
+    return withJsonBody(response, { ...info, auth_mode: mode })
+  }
+}

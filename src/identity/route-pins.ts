@@ -1,0 +1,57 @@
+import type { Principal } from '../auth/principal.js'
+import type { BodyPins } from './body-pinning.js'
+import type { FieldPin } from './field-pin.js'
+import type { IdentityRoute } from './identity-routes.js'
+
+export const SESSION_ID = 'session_id'
+export const USER_ID = 'user_id'
+
+const NO_PINS: readonly FieldPin[] = []
+
+function pin(name: string, value: string, always: boolean): FieldPin {
+  return { name, value, always }
+}
+
+/**
+ * Query `user_id`: scoped callers everywhere (every read of reference 7.2 takes it from the
+ * query, and it is harmless elsewhere); on fork, every caller with a user id.
+ */
+export function queryPinsFor(
+  route: IdentityRoute,
+  uid: string | null,
+  scoped: string | null,
+): readonly FieldPin[] {
+  if (scoped !== null) return [pin(USER_ID, scoped, true)]
+  if (route === 'fork' && uid !== null) return [pin(USER_ID, uid, true)]
+  return NO_PINS
+}
+
+/**
+ * Which body fields change on this route for this caller (reference 7.2 and 6.4): run routes
+ * take the caller's own id (admins included) and the JWT `session_id` claim; `POST /sessions`
+ * the caller's id; memories and learnings writes the scoped id even when absent; elsewhere a
+ * scoped caller's `user_id` is replaced where present. Undefined: the body is not read at all.
+ */
+export function bodyPinsFor(
+  route: IdentityRoute,
+  principal: Principal,
+  scoped: string | null,
+  inspect: boolean,
+  observed: readonly string[],
+): BodyPins | undefined {
+  const uid = principal.userId
+  let form: readonly FieldPin[] = scoped === null ? NO_PINS : [pin(USER_ID, scoped, false)]
+  let json = form
+  if (route === 'run' || route === 'run-continue') {
+    const runPins: FieldPin[] = []
+    if (uid !== null) runPins.push(pin(USER_ID, uid, true))
+    if (principal.sessionId !== null) runPins.push(pin(SESSION_ID, principal.sessionId, true))
+    form = json = runPins
+  } else if (route === 'session-create' && uid !== null) {
+    json = [pin(USER_ID, uid, true)]
+  } else if ((route === 'memory-write' || route === 'learnings') && scoped !== null) {
+    json = [pin(USER_ID, scoped, true)]
+  }
+  const readsBody = form.length > 0 || json.length > 0 || inspect || observed.length > 0
+  return readsBody ? { form, json, observed, inspect } : undefined
+}

@@ -1,0 +1,129 @@
+import type { Principal } from '../auth/principal.js'
+import { GatewayError } from '../errors.js'
+import { accessibleIds, satisfies, satisfiesAll, type AccessibleIds } from './grants.js'
+import { resourceContext, type ResourceContext } from './resource-context.js'
+import { routeGate, routeGateDenial } from './route-gates.js'
+import type { RouteMatch, RouteTable } from './route-table.js'
+
+export interface AuthorizerOptions {
+  readonly table: RouteTable
+  readonly adminScope: string
+  /** Portcullis-only: refuse routes that neither a rule nor a route gate covers. */
+  readonly denyUnmapped: boolean
+}
+
+export interface Authorization {
+  /** The rule the request resolved to; undefined for an unmapped route. */
+  readonly route: RouteMatch | undefined
+  /** For listings: the ids the caller may see. Undefined when the listing is not filtered. */
+  readonly accessibleIds: AccessibleIds | undefined
+  /** The rule's scope templates (never rewritten with ids). */
+  readonly requiredScopes: readonly string[]
+}
+
+/** `lenient` has the listing fallback of reference 1.6; `strict` (the scheduler) has not. */
+type Enforcement = 'none' | 'lenient' | 'strict'
+
+const NO_SCOPES: readonly string[] = Object.freeze([])
+// Without a cached set, AgentOS's listing routes count both actions (reference 1.6, route part).
+const LISTING_ACTIONS: ReadonlySet<string> = new Set(['read', 'run'])
+// No AgentOS text exists for this Portcullis-only switch; it names no scope because none applies.
+export const UNMAPPED_ROUTE_DENIAL = 'Insufficient permissions. No scope mapping covers this route'
+
+/** Reference 6.11: who has route scopes and route gates enforced. */
+function enforcementFor(principal: Principal): Enforcement {
+  switch (principal.kind) {
+    case 'service_account':
+      return 'lenient'
+    case 'jwt':
+      return principal.authorizationEnabled ? 'lenient' : 'none'
+    case 'scheduler':
+      return principal.authorizationEnabled ? 'strict' : 'none'
+    case 'security_key':
+    case 'anonymous':
+      return 'none'
+  }
+}
+
+function insufficientScopes(required: readonly string[], reason: string): GatewayError {
+  return new GatewayError(
+    'ACCESS_DENIED',
+    `Insufficient permissions. Required scope(s): ${required.join(', ')}`,
+    { reason },
+  )
+}
+
+/** The family and action of a scope template as AgentOS's listing check reads them (raw split). */
+function familyAndAction(scope: string): { family: string; action: string } | undefined {
+  const first = scope.indexOf(':')
+  if (first === -1) return undefined
+  return { family: scope.slice(0, first), action: scope.slice(scope.lastIndexOf(':') + 1) }
+}
+
+/** Route scopes (reference 1.2–1.6), route gates (1.7) and the admin scope (1.5). */
+export class Authorizer {
+  readonly #table: RouteTable
+  readonly #adminScope: string
+  readonly #denyUnmapped: boolean
+
+  constructor(options: AuthorizerOptions) {
+    this.#table = options.table
+    this.#adminScope = options.adminScope
+    this.#denyUnmapped = options.denyUnmapped
+  }
+
+  /** Returns the decision, or throws ACCESS_DENIED with AgentOS's text. */
+  authorize(principal: Principal, method: string, path: string): Authorization {
+    const route = this.#table.match(method, path)
+    const requiredScopes = route?.scopes ?? NO_SCOPES
+    const enforcement = enforcementFor(principal)
+    if (enforcement === 'none') return { route, accessibleIds: undefined, requiredScopes }
+
+    const scopes = principal.scopes ?? NO_SCOPES
+    const gate = routeGate(method, path)
+    // Resume and fork are unmapped in AgentOS but gated; the switch must not lock them away.
+    if (route === undefined && gate === undefined && this.#denyUnmapped) {
+      throw new GatewayError('ACCESS_DENIED', UNMAPPED_ROUTE_DENIAL, { reason: 'rbac.unmapped' })
+    }
+    const context = resourceContext(path)
+    let listed = this.#checkScopes(scopes, method, requiredScopes, context, enforcement)
+    // Only the REST listing routes filter, and they refuse an empty set; `/a2a/agents` is no route.
+    if (context !== undefined && method === 'GET' && path === `/${context.family}`) {
+      listed ??= accessibleIds(scopes, context.family, LISTING_ACTIONS, this.#adminScope)
+      if (listed !== 'all' && listed.size === 0) {
+        throw insufficientScopes(requiredScopes, 'rbac.listing')
+      }
+    }
+    if (
+      gate !== undefined &&
+      !satisfies(scopes, `${gate.family}:${gate.action}`, gate, this.#adminScope)
+    ) {
+      throw new GatewayError('ACCESS_DENIED', routeGateDenial(gate), { reason: 'rbac.route_gate' })
+    }
+    return { route, accessibleIds: listed, requiredScopes }
+  }
+
+  /**
+   * The mapping check. A failed GET on an id-less path of the family the first requirement names
+   * is let through with the ids the caller holds for that requirement's action (reference 1.6).
+   */
+  #checkScopes(
+    scopes: readonly string[],
+    method: string,
+    required: readonly string[],
+    context: ResourceContext | undefined,
+    enforcement: Enforcement,
+  ): AccessibleIds | undefined {
+    if (satisfiesAll(scopes, required, context, this.#adminScope)) return undefined
+    const first = familyAndAction(required[0] ?? '')
+    const isListing =
+      enforcement === 'lenient' &&
+      method === 'GET' &&
+      context !== undefined &&
+      context.id === undefined &&
+      first?.family === context.family
+    if (!isListing || first === undefined) throw insufficientScopes(required, 'rbac.scope')
+    const actions = first.action === '' ? LISTING_ACTIONS : new Set([first.action])
+    return accessibleIds(scopes, context.family, actions, this.#adminScope)
+  }
+}

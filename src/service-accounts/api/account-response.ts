@@ -1,0 +1,25 @@
+import { splitScope } from '../../policy/scope.js'
+import type { ServiceAccountRecord } from '../store.js'
+
+/** AgentOS's ScopeSchema item: the scope as requested plus its display split (reference 3.1). */
+export function scopeResponse(raw: string): Record<string, unknown> {
+  const parts = splitScope(raw)
+  return { id: null, raw, namespace: parts.namespace, sub_namespace: parts.sub_namespace, permission: parts.permission, value: 'allow' }
+}
+
+/** An account as list and mint show it, keys in AgentOS's order; never the hash. */
+export function accountResponse(record: ServiceAccountRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    name: record.name,
+    principal: `sa:${record.name}`,
+    user_id: record.userId,
+    token_prefix: record.tokenPrefix,
+    scopes: record.scopes.map(scopeResponse),
+    created_at: record.createdAt,
+    expires_at: record.expiresAt,
+    last_used_at: record.lastUsedAt,
+    revoked_at: record.revokedAt,
+    created_by: record.createdBy,
+  }
+}

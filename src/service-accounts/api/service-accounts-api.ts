@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto'
+import { isAdmin, type Principal } from '../../auth/principal.js'
+import { GatewayError } from '../../errors.js'
+import type { Logger } from '../../logger.js'
+import { satisfies } from '../../policy/grants.js'
+import { DEFAULT_TOKEN_SCOPES, invalidScopes, privilegedScopes, ungrantableScopes } from '../../policy/scope.js'
+import { NameConflictError, StoreUnavailableError } from '../store-errors.js'
+import type { ServiceAccountStore } from '../store.js'
+import { mintToken } from '../token-format.js'
+import { accountResponse } from './account-response.js'
+import { parseListParams } from './list-params.js'
+import { parseMintRequest } from './mint-request.js'
+
+export interface ApiResponse {
+  readonly status: number
+  readonly body?: unknown
+}
+
+export interface ServiceAccountsApiDeps {
+  readonly store: ServiceAccountStore
+  readonly adminScope: string
+  readonly logger: Logger
+  /** Called with the token hash of a revoked account, so this replica stops accepting it at once. */
+  readonly onRevoked: (tokenHash: string) => void
+  readonly now?: () => number
+}
+
+const DAY_SECONDS = 86_400
+const MANAGE_AUTHENTICATION = 'Authentication is required to manage service accounts.'
+
+/**
+ * `/service-accounts`, served by the gateway itself (reference section 3): mint, list, revoke,
+ * with AgentOS's check order and texts. Route scopes were already enforced by the authorizer.
+ */
+export class ServiceAccountsApi {
+  readonly #deps: ServiceAccountsApiDeps
+  readonly #now: () => number
+
+  constructor(deps: ServiceAccountsApiDeps) {
+    this.#deps = deps
+    this.#now = deps.now ?? Date.now
+  }
+
+  /** Reference 3.1: 422 → 400 invalid → 400 privileged → 401/403 caller → 409 name → 201. */
+  async mint(principal: Principal, body: unknown): Promise<ApiResponse> {
+    const parsed = parseMintRequest(body)
+    if (!parsed.ok) throw new GatewayError('VALIDATION_FAILED', parsed.issues, { reason: 'service_accounts.validation' })
+    const request = parsed.value
+    const adminScope = this.#deps.adminScope
+    const scopes = request.scopes ?? DEFAULT_TOKEN_SCOPES
+    const invalid = invalidScopes(scopes, adminScope)
+    if (invalid.length > 0) throw badRequest(`Invalid scope(s): ${invalid.join(', ')}`, 'service_accounts.invalid_scope')
+    const privileged = privilegedScopes(scopes, adminScope)
+    if (privileged.length > 0 && !request.allowPrivilegedScopes) {
+      throw badRequest(
+        `Privileged scope(s) require allow_privileged_scopes=true: ${privileged.join(', ')}. Privileged tokens must be deliberate, never accidental.`,
+        'service_accounts.privileged',
+      )
+    }
+    if (principal.scopes === null) {
+      if (!principal.authenticated) {
+        throw new GatewayError('CREDENTIALS_MISSING', 'JWT authentication is required to mint a service account.', {
+          reason: 'service_accounts.anonymous',
+        })
+      }
+    } else {
+      const missing = ungrantableScopes(principal.scopes, scopes, adminScope)
+      if (missing.length > 0) {
+        throw new GatewayError('ACCESS_DENIED', `Cannot grant scope(s) you do not hold: ${missing.join(', ')}`, {
+          reason: 'service_accounts.subset',
+        })
+      }
+    }
+    const store = this.#deps.store
+    if ((await this.#store(() => store.findActiveByName(request.name))) !== null) throw conflict(request.name)
+
+    const now = Math.floor(this.#now() / 1000)
+    const minted = mintToken()
+    try {
+      const record = await this.#store(() =>
+        store.create({
+          id: randomUUID(),
+          name: request.name,
+          userId: principal.userId,
+          tokenHash: minted.hash,
+          tokenPrefix: minted.prefix,
+          scopes: [...scopes],
+          createdAt: now,
+          expiresAt: request.neverExpires ? null : now + request.expiresInDays * DAY_SECONDS,
+          createdBy: principal.userId,
+        }),
+      )
+      this.#deps.logger.info({ service_account: record.name, id: record.id, created_by: record.createdBy }, 'service account minted')
+      return { status: 201, body: { ...accountResponse(record), token: minted.token } }
+    } catch (error) {
+      if (error instanceof NameConflictError) throw conflict(request.name)
+      if (error instanceof GatewayError) throw error
+      throw new GatewayError('INTERNAL', 'Could not create service account', { cause: error, reason: 'service_accounts.create' })
+    }
+  }
+
+  /** Reference 3.2, with Portcullis's rule that listing always needs a credential able to manage accounts. */
+  async list(principal: Principal, query: URLSearchParams): Promise<ApiResponse> {
+    this.#assertManager(principal, 'service_accounts:read')
+    const parsed = parseListParams(query)
+    if (!parsed.ok) throw new GatewayError('VALIDATION_FAILED', parsed.issues, { reason: 'service_accounts.validation' })
+    const params = parsed.value
+    const result = await this.#store(() => this.#deps.store.list(params))
+    return {
+      status: 200,
+      body: {
+        data: result.rows.map(accountResponse),
+        meta: {
+          page: params.page,
+          limit: params.limit,
+          total_pages: Math.ceil(result.total / params.limit),
+          total_count: result.total,
+          search_time_ms: 0.0,
+        },
+      },
+    }
+  }
+
+  /** Reference 3.3: 204 for active and already revoked accounts, 404 for unknown ids. */
+  async revoke(principal: Principal, id: string): Promise<ApiResponse> {
+    this.#assertManager(principal, 'service_accounts:delete')
+    const store = this.#deps.store
+    const record = await this.#store(() => store.findById(id))
+    if (record === null) {
+      throw new GatewayError('NOT_FOUND', `Service account '${id}' not found`, { reason: 'service_accounts.not_found' })
+    }
+    if (record.revokedAt === null) {
+      const outcome = await this.#store(() => store.revoke(id, Math.floor(this.#now() / 1000)))
+      if (outcome === 'not_found') {
+        throw new GatewayError('INTERNAL', 'Could not revoke service account', { reason: 'service_accounts.revoke' })
+      }
+      this.#deps.logger.info({ service_account: record.name, id }, 'service account revoked')
+    }
+    this.#deps.onRevoked(record.tokenHash)
+    return { status: 204 }
+  }
+
+  /**
+   * Listing and revoking need a credential (anonymous → 401) with the route's scope, the admin
+   * scope, or the security key's unscoped root, whatever the JWT authorization switch says.
+   */
+  #assertManager(principal: Principal, scope: string): void {
+    if (!principal.authenticated) {
+      throw new GatewayError('CREDENTIALS_MISSING', MANAGE_AUTHENTICATION, { reason: 'service_accounts.anonymous' })
+    }
+    if (principal.scopes === null || isAdmin(principal, this.#deps.adminScope)) return
+    if (!satisfies(principal.scopes, scope, undefined, this.#deps.adminScope)) {
+      throw new GatewayError('ACCESS_DENIED', `Insufficient permissions. Required scope(s): ${scope}`, {
+        reason: 'service_accounts.scope',
+      })
+    }
+  }
+
+  async #store<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation()
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) {
+        throw new GatewayError('STORE_UNAVAILABLE', 'Service accounts are temporarily unavailable', {
+          cause: error,
+          reason: 'service_accounts.store_unavailable',
+        })
+      }
+      throw error
+    }
+  }
+}
+
+function badRequest(detail: string, reason: string): GatewayError {
+  return new GatewayError('BAD_REQUEST', detail, { reason })
+}
+
+function conflict(name: string): GatewayError {
+  return new GatewayError('CONFLICT', `An active service account named '${name}' already exists. Revoke it first to rotate.`, {
+    reason: 'service_accounts.conflict',
+  })
+}

@@ -1,0 +1,8 @@
+import { migration001 } from './001-service-accounts.js'
+import type { Migration } from './migration.js'
+
+export type { Migration } from './migration.js'
+export { SERVICE_ACCOUNTS_TABLE } from './001-service-accounts.js'
+
+/** Every migration, in the order it is applied. */
+export const MIGRATIONS: readonly Migration[] = [migration001]

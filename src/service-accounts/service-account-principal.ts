@@ -1,0 +1,23 @@
+import type { Principal } from '../auth/principal.js'
+import type { ServiceAccountRecord } from './store.js'
+
+/** The principal of a verified token (reference 5.7): scoped, always under authorization. */
+export function servicePrincipal(record: ServiceAccountRecord, credentialHash: string): Principal {
+  return Object.freeze({
+    kind: 'service_account',
+    authenticated: true,
+    userId: `sa:${record.name}`,
+    sessionId: null,
+    scopes: Object.freeze([...record.scopes]),
+    // Token scopes are enforced in every mode, open instances included (reference 6.11).
+    authorizationEnabled: true,
+    serviceAccount: Object.freeze({ id: record.id, name: record.name }),
+    expiresAt: record.expiresAt,
+    credentialHash,
+  })
+}
+
+/** Expired iff it has an expiry and that moment has come (reference 4: `expires_at <= now`). */
+export function isExpired(expiresAt: number | null, nowMs: number): boolean {
+  return expiresAt !== null && expiresAt * 1000 <= nowMs
+}

@@ -1,0 +1,198 @@
+import { isServiceToken, type Credential } from '../auth/credential.js'
+import type { InboundRequest } from '../auth/inbound-request.js'
+import type { Principal } from '../auth/principal.js'
+import { NOT_RESPONSIBLE, type Verifier } from '../auth/verifier.js'
+import type { Config } from '../config/schema.js'
+import type { Logger } from '../logger.js'
+import { throttleKey } from './client-key.js'
+import { systemClock, type Clock } from './clock.js'
+import { FailedLookupThrottle } from './failed-lookup-throttle.js'
+import { LastUsedTracker } from './last-used-tracker.js'
+import type { ServiceAccountMetrics } from './metrics.js'
+import { ServiceAccountCache, type CachedAccount } from './service-account-cache.js'
+import { isExpired, servicePrincipal } from './service-account-principal.js'
+import { StoreUnavailableError } from './store-errors.js'
+import type { ServiceAccountRecord, ServiceAccountStore, Unsubscribe } from './store.js'
+import { checkTokenShape, hashToken } from './token-format.js'
+import {
+  invalidTokenError,
+  throttledError,
+  unavailableError,
+  type FailureReason,
+} from './verification-errors.js'
+
+const OUTCOME_OF = {
+  malformed: 'invalid',
+  unknown: 'invalid',
+  revoked: 'revoked',
+  expired: 'expired',
+} as const
+
+export interface ServiceAccountVerifierDeps {
+  readonly store: ServiceAccountStore
+  readonly config: Config['service_accounts']
+  readonly logger: Logger
+  readonly metrics?: ServiceAccountMetrics
+  readonly clock?: Clock
+}
+
+/**
+ * Verifies `svc_pat_` tokens (reference 5.2): shape, then cache, then store. Unknown, revoked,
+ * expired and malformed tokens get the same 401 and each counts against the client's throttle; a
+ * valid token is never throttled, and a store outage (503) is never counted. Only the token's
+ * SHA-256 is kept, looked up or logged.
+ */
+export class ServiceAccountVerifier implements Verifier {
+  readonly kind = 'service_account'
+  readonly #store: ServiceAccountStore
+  readonly #logger: Logger
+  readonly #metrics: ServiceAccountMetrics | undefined
+  readonly #clock: Clock
+  readonly #cache: ServiceAccountCache
+  readonly #throttle: FailedLookupThrottle
+  readonly #lastUsed: LastUsedTracker
+  readonly #pendingWrites = new Set<Promise<void>>()
+  readonly #subscriptions: Unsubscribe[] = []
+
+  constructor(deps: ServiceAccountVerifierDeps) {
+    const { config } = deps
+    this.#store = deps.store
+    this.#logger = deps.logger
+    this.#metrics = deps.metrics
+    this.#clock = deps.clock ?? systemClock
+    this.#cache = new ServiceAccountCache({
+      ttlSeconds: config.cache_ttl_seconds,
+      maxEntries: config.cache_max_entries,
+      monotonic: () => this.#clock.monotonic(),
+      metrics: deps.metrics,
+    })
+    this.#throttle = new FailedLookupThrottle({
+      maxFailures: config.max_failed_lookups,
+      windowSeconds: config.failed_lookup_window_seconds,
+      maxClients: config.throttle_max_clients,
+    })
+    this.#lastUsed = new LastUsedTracker({
+      intervalSeconds: config.last_used_interval_seconds,
+      maxAccounts: config.cache_max_entries,
+    })
+  }
+
+  /** Subscribes to revocations from every replica; after a notification gap the cache is dropped. */
+  async start(): Promise<void> {
+    this.#subscriptions.push(this.#store.onNotificationGap(() => this.#cache.clear('gap')))
+    this.#subscriptions.push(
+      await this.#store.onRevocation((event) => this.evictByHash(event.tokenHash)),
+    )
+  }
+
+  /** Unsubscribes and waits for pending `last_used_at` writes. */
+  async stop(): Promise<void> {
+    for (const unsubscribe of this.#subscriptions.splice(0)) unsubscribe()
+    await this.settled()
+  }
+
+  /** Forgets a cached verification at once; for revocations, local or announced. */
+  evictByHash(tokenHash: string): void {
+    this.#cache.evict(tokenHash, 'revoked')
+  }
+
+  /** Resolves when every `last_used_at` write started so far has finished. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#pendingWrites])
+  }
+
+  async verify(
+    credential: Credential,
+    request: InboundRequest,
+  ): Promise<Principal | typeof NOT_RESPONSIBLE> {
+    if (!isServiceToken(credential.token)) return NOT_RESPONSIBLE
+    const client = throttleKey(request.clientAddress)
+    // A malformed token costs no lookup but counts like an unknown one.
+    if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed')
+    const tokenHash = hashToken(credential.token)
+    const cached = this.#cache.get(tokenHash)
+    if (cached !== undefined) return this.#fromCache(tokenHash, cached, client)
+    this.#metrics?.cacheMisses.inc()
+    return this.#fromStore(tokenHash, client)
+  }
+
+  #fromCache(tokenHash: string, cached: CachedAccount, client: string): Principal {
+    this.#metrics?.cacheHits.inc()
+    // Revocation may wait for the TTL; expiry never does.
+    if (isExpired(cached.expiresAt, this.#clock.now())) {
+      this.#cache.evict(tokenHash, 'expired')
+      this.#fail(client, 'expired', cached.accountId)
+    }
+    return this.#succeed(cached.accountId, cached.principal)
+  }
+
+  async #fromStore(tokenHash: string, client: string): Promise<Principal> {
+    const generation = this.#cache.generation
+    let record: ServiceAccountRecord | null
+    try {
+      record = await this.#store.findByTokenHash(tokenHash)
+    } catch (error) {
+      this.#unavailable(error)
+    }
+    if (record === null) this.#fail(client, 'unknown')
+    if (record.revokedAt !== null) {
+      this.#cache.evict(tokenHash, 'revoked')
+      this.#fail(client, 'revoked', record.id)
+    }
+    if (isExpired(record.expiresAt, this.#clock.now())) {
+      this.#cache.evict(tokenHash, 'expired')
+      this.#fail(client, 'expired', record.id)
+    }
+    const principal = servicePrincipal(record, tokenHash)
+    this.#cache.set(
+      tokenHash,
+      { principal, accountId: record.id, expiresAt: record.expiresAt },
+      generation,
+    )
+    return this.#succeed(record.id, principal)
+  }
+
+  #succeed(accountId: string, principal: Principal): Principal {
+    this.#metrics?.verifications.inc({ outcome: 'ok' })
+    this.#touch(accountId)
+    return principal
+  }
+
+  #fail(client: string, reason: FailureReason, accountId?: string): never {
+    const now = this.#clock.monotonic()
+    if (this.#throttle.isLimited(client, now)) {
+      const retryAfter = this.#throttle.retryAfterSeconds(client, now)
+      this.#metrics?.throttled.inc()
+      this.#metrics?.verifications.inc({ outcome: 'throttled' })
+      throw throttledError(retryAfter)
+    }
+    this.#throttle.recordFailure(client, now)
+    this.#metrics?.verifications.inc({ outcome: OUTCOME_OF[reason] })
+    this.#logger.debug(
+      { reason: `service_account.${reason}`, account_id: accountId },
+      'service-account token rejected',
+    )
+    throw invalidTokenError(reason)
+  }
+
+  #unavailable(error: unknown): never {
+    this.#metrics?.verifications.inc({ outcome: 'unavailable' })
+    // Fail closed on any lookup error, as AgentOS; only an unexpected one is logged as an error.
+    if (error instanceof StoreUnavailableError) {
+      this.#logger.warn({ err: error }, 'service-account store unavailable')
+    } else {
+      this.#logger.error({ err: error }, 'service-account lookup failed')
+    }
+    throw unavailableError(error)
+  }
+
+  #touch(accountId: string): void {
+    if (!this.#lastUsed.claim(accountId, this.#clock.monotonic())) return
+    const nowSeconds = Math.floor(this.#clock.now() / 1000)
+    const write = this.#store.touchLastUsed(accountId, nowSeconds).catch((error: unknown) => {
+      this.#logger.warn({ err: error, account_id: accountId }, 'could not record last_used_at')
+    })
+    this.#pendingWrites.add(write)
+    void write.finally(() => this.#pendingWrites.delete(write))
+  }
+}

@@ -1,0 +1,199 @@
+import type { Logger } from '../logger.js'
+import { ACCOUNT_COLUMNS, integerColumn, parseAccountRow } from './account-row.js'
+import { listStatements } from './list-query.js'
+import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
+import { runMigrations } from './migrate.js'
+import { RevocationFeed, revocationPayload } from './revocation-feed.js'
+import type { SqlClient } from './sql-client.js'
+import { NameConflictError, StoreUnavailableError } from './store-errors.js'
+import type {
+  ListQuery,
+  ListResult,
+  MigrationResult,
+  NewServiceAccount,
+  RevocationListener,
+  RevokeOutcome,
+  ServiceAccountRecord,
+  ServiceAccountStore,
+  Unsubscribe,
+} from './store.js'
+
+export const REVOCATION_CHANNEL = 'portcullis_service_account_revoked'
+const ACTIVE_NAME_INDEX = 'portcullis_service_accounts_uq_active_name'
+
+export interface SqlStoreDeps {
+  readonly logger: Logger
+  readonly metrics?: ServiceAccountMetrics
+}
+
+/** The service-account store in SQL, the same for PostgreSQL (`pg`) and PGlite. */
+export class SqlServiceAccountStore implements ServiceAccountStore {
+  readonly #client: SqlClient
+  readonly #deps: SqlStoreDeps
+  readonly #feed: RevocationFeed
+  #listening: Promise<void> | undefined
+  #closed = false
+
+  constructor(client: SqlClient, deps: SqlStoreDeps) {
+    this.#client = client
+    this.#deps = deps
+    this.#feed = new RevocationFeed(deps.logger, deps.metrics)
+  }
+
+  async migrate(): Promise<MigrationResult> {
+    return { applied: await this.#run('migrate', () => runMigrations(this.#client)) }
+  }
+
+  async create(account: NewServiceAccount): Promise<ServiceAccountRecord> {
+    return this.#run('create', async () => {
+      try {
+        const rows = await this.#client.query(
+          `INSERT INTO portcullis_service_accounts
+             (id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, created_by)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
+           RETURNING ${ACCOUNT_COLUMNS}`,
+          [
+            account.id,
+            account.name,
+            account.userId,
+            account.tokenHash,
+            account.tokenPrefix,
+            JSON.stringify(account.scopes),
+            account.createdAt,
+            account.expiresAt,
+            account.createdBy,
+          ],
+        )
+        return parseAccountRow(single(rows))
+      } catch (error) {
+        if (isUniqueViolationOf(error, ACTIVE_NAME_INDEX)) {
+          throw new NameConflictError(account.name, { cause: error })
+        }
+        throw error
+      }
+    })
+  }
+
+  async findActiveByName(name: string): Promise<ServiceAccountRecord | null> {
+    return this.#findOne('find_active_by_name', 'name = $1 AND revoked_at IS NULL', name)
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<ServiceAccountRecord | null> {
+    return this.#findOne('find_by_token_hash', 'token_hash = $1', tokenHash)
+  }
+
+  async findById(id: string): Promise<ServiceAccountRecord | null> {
+    return this.#findOne('find_by_id', 'id = $1', id)
+  }
+
+  async list(query: ListQuery): Promise<ListResult> {
+    const { page, count } = listStatements(query)
+    return this.#run('list', async () => {
+      const rows = await this.#client.query(page.text, page.params)
+      const counted = await this.#client.query(count.text, count.params)
+      return { rows: rows.map(parseAccountRow), total: integerColumn(counted[0], 'total') }
+    })
+  }
+
+  async revoke(id: string, nowSeconds: number): Promise<RevokeOutcome> {
+    return this.#run('revoke', () =>
+      this.#client.transaction(async (tx) => {
+        const rows = await tx.query(
+          'SELECT token_hash, revoked_at FROM portcullis_service_accounts WHERE id = $1 FOR UPDATE',
+          [id],
+        )
+        const row = rows[0]
+        if (row === undefined) return 'not_found'
+        if (row.revoked_at !== null) return 'already_revoked'
+        await tx.query('UPDATE portcullis_service_accounts SET revoked_at = $2 WHERE id = $1', [
+          id,
+          nowSeconds,
+        ])
+        // Delivered at commit, to every replica listening, only if the UPDATE commits.
+        await tx.query('SELECT pg_notify($1, $2)', [
+          REVOCATION_CHANNEL,
+          revocationPayload(id, String(row.token_hash)),
+        ])
+        return 'revoked'
+      }),
+    )
+  }
+
+  async touchLastUsed(id: string, nowSeconds: number): Promise<void> {
+    await this.#run('touch_last_used', () =>
+      this.#client.query(
+        `UPDATE portcullis_service_accounts SET last_used_at = $2
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
+        [id, nowSeconds],
+      ),
+    )
+  }
+
+  async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {
+    const unsubscribe = this.#feed.add(listener)
+    this.#listening ??= this.#client.listen(
+      REVOCATION_CHANNEL,
+      (payload) => this.#feed.deliver(payload),
+      () => this.#feed.gap(),
+    )
+    await this.#listening
+    return unsubscribe
+  }
+
+  onNotificationGap(listener: () => void): Unsubscribe {
+    return this.#feed.addGap(listener)
+  }
+
+  async ping(): Promise<void> {
+    await this.#run('ping', () => this.#client.query('SELECT 1'))
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    this.#feed.clear()
+    await this.#client.close()
+  }
+
+  async #findOne(
+    operation: StoreOperation,
+    condition: string,
+    value: string,
+  ): Promise<ServiceAccountRecord | null> {
+    return this.#run(operation, async () => {
+      const rows = await this.#client.query(
+        `SELECT ${ACCOUNT_COLUMNS} FROM portcullis_service_accounts WHERE ${condition}`,
+        [value],
+      )
+      return rows[0] === undefined ? null : parseAccountRow(rows[0])
+    })
+  }
+
+  async #run<T>(operation: StoreOperation, fn: () => Promise<T>): Promise<T> {
+    const metrics = this.#deps.metrics
+    const end = metrics?.storeQueryDuration.startTimer({ operation })
+    try {
+      return await fn()
+    } catch (error) {
+      if (!(error instanceof NameConflictError)) {
+        const kind = error instanceof StoreUnavailableError ? 'unavailable' : 'other'
+        metrics?.storeErrors.inc({ operation, kind })
+      }
+      throw error
+    } finally {
+      end?.()
+    }
+  }
+}
+
+function single<T>(rows: readonly T[]): T {
+  const row = rows[0]
+  if (row === undefined) throw new Error('statement returned no row')
+  return row
+}
+
+function isUniqueViolationOf(error: unknown, constraint: string): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const fields = error as { code?: unknown; constraint?: unknown }
+  return fields.code === '23505' && fields.constraint === constraint
+}

@@ -1,0 +1,92 @@
+/** An account as minted; times are integer epoch seconds. */
+export interface NewServiceAccount {
+  /** uuid v4 string. */
+  readonly id: string
+  readonly name: string
+  /** The owner: the minting principal's user id, null for the security key. */
+  readonly userId: string | null
+  /** SHA-256 hex of the plaintext; the plaintext is never stored. */
+  readonly tokenHash: string
+  readonly tokenPrefix: string
+  /** Raw scope strings, stored exactly as given (order and duplicates kept). */
+  readonly scopes: readonly string[]
+  readonly createdAt: number
+  /** null: never expires. */
+  readonly expiresAt: number | null
+  readonly createdBy: string | null
+}
+
+/** A stored account (reference section 4). Only `lastUsedAt` and `revokedAt` ever change. */
+export interface ServiceAccountRecord extends NewServiceAccount {
+  readonly lastUsedAt: number | null
+  readonly revokedAt: number | null
+}
+
+export const SORTABLE_COLUMNS = ['created_at', 'name', 'last_used_at', 'expires_at'] as const
+export type SortColumn = (typeof SORTABLE_COLUMNS)[number]
+
+/**
+ * Ordering is PostgreSQL's: ascending puts nulls last, descending first; ties are broken by id in
+ * the same direction. An unlisted `sortBy` means `created_at` and any `sortOrder` other than `asc`
+ * means descending, as AgentOS does.
+ */
+export interface ListQuery {
+  readonly limit: number
+  readonly offset: number
+  readonly sortBy: SortColumn
+  readonly sortOrder: 'asc' | 'desc'
+  readonly includeRevoked: boolean
+}
+
+export interface ListResult {
+  readonly rows: readonly ServiceAccountRecord[]
+  /** Accounts matching the filter, regardless of paging. */
+  readonly total: number
+}
+
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found'
+
+export interface RevocationEvent {
+  readonly id: string
+  readonly tokenHash: string
+}
+
+export type RevocationListener = (event: RevocationEvent) => void
+export type Unsubscribe = () => void
+
+export interface MigrationResult {
+  /** Versions this call applied; empty when the schema was already current. */
+  readonly applied: readonly string[]
+}
+
+/**
+ * Where service accounts live. Errors meaning "cannot reach the database / timed out" are thrown
+ * as `StoreUnavailableError`; an active-name clash on create as `NameConflictError`.
+ */
+export interface ServiceAccountStore {
+  /** Creates or upgrades the schema; safe when several replicas start at once. */
+  migrate(): Promise<MigrationResult>
+  /** The unique index on active names decides races: of concurrent same-name creates one wins. */
+  create(account: NewServiceAccount): Promise<ServiceAccountRecord>
+  findActiveByName(name: string): Promise<ServiceAccountRecord | null>
+  findByTokenHash(tokenHash: string): Promise<ServiceAccountRecord | null>
+  findById(id: string): Promise<ServiceAccountRecord | null>
+  list(query: ListQuery): Promise<ListResult>
+  /** One-way: an already revoked account keeps its first `revokedAt`. */
+  revoke(id: string, nowSeconds: number): Promise<RevokeOutcome>
+  /** Never moves `lastUsedAt` backwards; an unknown id is not an error. */
+  touchLastUsed(id: string, nowSeconds: number): Promise<void>
+  /**
+   * Revocations made by any replica on the same database. Resolves once the subscription is
+   * in place (or its first attempt failed and retries run in the background).
+   */
+  onRevocation(listener: RevocationListener): Promise<Unsubscribe>
+  /**
+   * Called when the notification channel came back after an interruption: revocations made
+   * meanwhile may have been missed, so caches should be dropped.
+   */
+  onNotificationGap(listener: () => void): Unsubscribe
+  ping(): Promise<void>
+  /** Idempotent. */
+  close(): Promise<void>
+}

@@ -1,0 +1,73 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { crc32 } from 'node:zlib'
+import { SERVICE_TOKEN_PREFIX } from '../auth/credential.js'
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+const RANDOM_BYTES = 32
+/** 62^43 > 2^256, so 43 base62 digits hold any 32-byte value. */
+const BODY_LENGTH = 43
+/** 62^6 > 2^32, so 6 base62 digits hold any CRC32. */
+const CHECKSUM_LENGTH = 6
+const BODY_START = SERVICE_TOKEN_PREFIX.length
+const CHECKSUM_START = BODY_START + BODY_LENGTH
+
+/** `svc_pat_` + 43-character body + 6-character checksum. */
+export const TOKEN_LENGTH = CHECKSUM_START + CHECKSUM_LENGTH
+
+/**
+ * The display prefix stored and listed with an account: `svc_pat_` plus the first 8 body
+ * characters (as AgentOS, the first 16 characters of the plaintext). It identifies a token to a
+ * person; 8 of its 51 secret base62 characters leave well over 200 bits unknown.
+ */
+export const DISPLAY_PREFIX_LENGTH = 16
+
+const TOKEN_PATTERN = new RegExp(
+  `^${SERVICE_TOKEN_PREFIX}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`,
+)
+
+export type TokenShape = 'ok' | 'length' | 'charset' | 'checksum'
+
+export interface MintedToken {
+  /** The plaintext; shown to the caller once and never stored. */
+  readonly token: string
+  /** SHA-256 (lowercase hex) of the whole plaintext, prefix included: the lookup key. */
+  readonly hash: string
+  readonly prefix: string
+}
+
+function toBase62(value: bigint, width: number): string {
+  let digits = ''
+  let rest = value
+  while (rest > 0n) {
+    digits = ALPHABET.charAt(Number(rest % 62n)) + digits
+    rest /= 62n
+  }
+  return digits.padStart(width, '0')
+}
+
+function checksumOf(body: string): string {
+  return toBase62(BigInt(crc32(body)), CHECKSUM_LENGTH)
+}
+
+/** Mints a token from 32 CSPRNG bytes; `random` is injectable for tests only. */
+export function mintToken(random: (size: number) => Uint8Array = randomBytes): MintedToken {
+  const bytes = random(RANDOM_BYTES)
+  const body = toBase62(BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`), BODY_LENGTH)
+  const token = `${SERVICE_TOKEN_PREFIX}${body}${checksumOf(body)}`
+  return { token, hash: hashToken(token), prefix: token.slice(0, DISPLAY_PREFIX_LENGTH) }
+}
+
+/**
+ * Rejects a mistyped or made-up token without a lookup. A wrong prefix counts as `charset`. The
+ * checksum is no defence against guessing (anyone can compute it), only against typos.
+ */
+export function checkTokenShape(token: string): TokenShape {
+  if (token.length !== TOKEN_LENGTH) return 'length'
+  if (!TOKEN_PATTERN.test(token)) return 'charset'
+  const body = token.slice(BODY_START, CHECKSUM_START)
+  return checksumOf(body) === token.slice(CHECKSUM_START) ? 'ok' : 'checksum'
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex')
+}

@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto'
+import type { Test } from 'tap'
+import { MIGRATIONS } from '../../src/service-accounts/migrations/index.js'
+import {
+  NameConflictError,
+  StoreUnavailableError,
+} from '../../src/service-accounts/store-errors.js'
+import type {
+  ListQuery,
+  NewServiceAccount,
+  RevocationEvent,
+  ServiceAccountStore,
+  SortColumn,
+} from '../../src/service-accounts/store.js'
+import { mintToken } from '../../src/service-accounts/token-format.js'
+
+/** One empty database. `open` gives another store on it (PostgreSQL) or the same one (embedded). */
+export interface ContractDatabase {
+  open(): Promise<ServiceAccountStore>
+}
+
+export type MakeContractDatabase = (t: Test) => Promise<ContractDatabase>
+
+export function newAccount(overrides: Partial<NewServiceAccount> = {}): NewServiceAccount {
+  const { hash, prefix } = mintToken()
+  return {
+    id: randomUUID(),
+    name: `sa-${randomUUID().slice(0, 8)}`,
+    userId: 'alice',
+    tokenHash: hash,
+    tokenPrefix: prefix,
+    scopes: ['agents:run', 'config:read'],
+    createdAt: 1_700_000_000,
+    expiresAt: 1_700_000_000 + 90 * 86_400,
+    createdBy: 'alice',
+    ...overrides,
+  }
+}
+
+/** Resolves with the first event a store delivers, or rejects after `timeoutMs`. */
+export function nextRevocation(
+  store: ServiceAccountStore,
+  timeoutMs = 5_000,
+): { ready: Promise<unknown>; event: Promise<RevocationEvent> } {
+  let resolveEvent: (event: RevocationEvent) => void = () => undefined
+  const event = new Promise<RevocationEvent>((resolve, reject) => {
+    resolveEvent = resolve
+    setTimeout(() => reject(new Error('no revocation event')), timeoutMs).unref()
+  })
+  const ready = store.onRevocation((received) => resolveEvent(received))
+  return { ready, event }
+}
+
+/** The one suite every ServiceAccountStore must pass. */
+export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): void {
+  const open = async (t: Test, db: ContractDatabase) => {
+    const store = await db.open()
+    t.teardown(() => store.close())
+    return store
+  }
+  const fresh = async (t: Test) => {
+    const db = await makeDatabase(t)
+    const store = await open(t, db)
+    await store.migrate()
+    return { db, store }
+  }
+
+  void t.test('migrations apply once, also when two stores migrate at once', async (t) => {
+    const db = await makeDatabase(t)
+    const [a, b] = [await open(t, db), await open(t, db)]
+    const results = await Promise.all([a.migrate(), b.migrate()])
+    const applied = results.flatMap((result) => result.applied)
+    t.same(
+      applied,
+      MIGRATIONS.map((migration) => migration.version),
+    )
+    t.same(await a.migrate(), { applied: [] }, 'idempotent')
+    const created = await b.create(newAccount())
+    t.same(await a.findById(created.id), created)
+  })
+
+  void t.test('create returns the stored record, found by id, hash and active name', async (t) => {
+    const { store } = await fresh(t)
+    const input = newAccount()
+    const created = await store.create(input)
+    t.same(created, { ...input, lastUsedAt: null, revokedAt: null })
+    t.same(await store.findById(input.id), created)
+    t.same(await store.findByTokenHash(input.tokenHash), created)
+    t.same(await store.findActiveByName(input.name), created)
+    t.equal(await store.findById(randomUUID()), null)
+    t.equal(await store.findById('not-a-uuid'), null)
+    t.equal(await store.findByTokenHash('0'.repeat(64)), null)
+    t.equal(await store.findActiveByName('nobody'), null)
+  })
+
+  void t.test('scopes, nulls and large times are stored exactly as given', async (t) => {
+    const { store } = await fresh(t)
+    const odd = newAccount({
+      scopes: ['agents:run', 'agents:run', 'os:admin', 'agents:a1:run'],
+      userId: null,
+      createdBy: null,
+      expiresAt: null,
+      createdAt: 4_102_444_800,
+    })
+    t.same(await store.create(odd), { ...odd, lastUsedAt: null, revokedAt: null })
+    t.same((await store.findById(odd.id))?.scopes, odd.scopes, 'order and duplicates kept')
+    const empty = newAccount({ scopes: [] })
+    await store.create(empty)
+    t.same((await store.findById(empty.id))?.scopes, [])
+  })
+
+  void t.test('an active name is unique; of concurrent creates exactly one wins', async (t) => {
+    const { db, store } = await fresh(t)
+    const other = await open(t, db)
+    const first = await store.create(newAccount({ name: 'dup' }))
+    const clash = await store.create(newAccount({ name: 'dup' })).catch((error: unknown) => error)
+    t.type(clash, NameConflictError)
+    t.match(clash, { accountName: 'dup' })
+    t.same(await store.findActiveByName('dup'), first)
+
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, index) =>
+        (index % 2 === 0 ? store : other).create(newAccount({ name: 'racer' })),
+      ),
+    )
+    const winners = results.flatMap((result) =>
+      result.status === 'fulfilled' ? [result.value] : [],
+    )
+    t.equal(winners.length, 1, 'exactly one create succeeds')
+    for (const result of results) {
+      if (result.status === 'rejected') t.type(result.reason, NameConflictError)
+    }
+    t.equal((await store.findActiveByName('racer'))?.id, winners[0]?.id)
+  })
+
+  void t.test('a duplicate token hash is refused, but not as a name conflict', async (t) => {
+    const { store } = await fresh(t)
+    const first = await store.create(newAccount())
+    const error = await store
+      .create(newAccount({ tokenHash: first.tokenHash }))
+      .catch((caught: unknown) => caught)
+    t.type(error, Error)
+    t.notOk(error instanceof NameConflictError)
+  })
+
+  void t.test('revoke is one-way and idempotent; a revoked name can be reused', async (t) => {
+    const { store } = await fresh(t)
+    const account = await store.create(newAccount({ name: 'rotating' }))
+    t.equal(await store.revoke(account.id, 1_700_000_100), 'revoked')
+    t.equal((await store.findById(account.id))?.revokedAt, 1_700_000_100)
+    t.equal(await store.revoke(account.id, 1_700_000_200), 'already_revoked')
+    t.equal((await store.findById(account.id))?.revokedAt, 1_700_000_100, 'never reset')
+    t.equal(await store.revoke(randomUUID(), 1_700_000_200), 'not_found')
+    t.equal(await store.revoke("x' OR '1'='1", 1_700_000_200), 'not_found')
+    t.equal(await store.findActiveByName('rotating'), null)
+    const next = await store.create(newAccount({ name: 'rotating' }))
+    t.equal((await store.findActiveByName('rotating'))?.id, next.id)
+    t.equal((await store.findByTokenHash(account.tokenHash))?.revokedAt, 1_700_000_100)
+  })
+
+  void t.test('touchLastUsed records use and never moves it backwards', async (t) => {
+    const { store } = await fresh(t)
+    const account = await store.create(newAccount())
+    await store.touchLastUsed(account.id, 1_700_000_500)
+    t.equal((await store.findById(account.id))?.lastUsedAt, 1_700_000_500)
+    await store.touchLastUsed(account.id, 1_700_000_400)
+    t.equal((await store.findById(account.id))?.lastUsedAt, 1_700_000_500)
+    await store.touchLastUsed(randomUUID(), 1_700_000_500)
+    t.pass('an unknown id is not an error')
+  })
+
+  void t.test('list pages, sorts by whitelisted columns and filters revoked', async (t) => {
+    const { store } = await fresh(t)
+    const ids = await seedListFixture(store)
+    const names = async (query: Partial<ListQuery>) => {
+      const result = await store.list({ ...LIST_DEFAULTS, ...query })
+      return { order: result.rows.map((row) => ids.get(row.id)), total: result.total }
+    }
+    const expected: Record<SortColumn, { asc: string; desc: string }> = {
+      created_at: { asc: 'EACDB', desc: 'BDCAE' },
+      name: { asc: 'DBCAE', desc: 'EACBD' },
+      last_used_at: { asc: 'BEDAC', desc: 'CADEB' },
+      expires_at: { asc: 'CADBE', desc: 'EBDAC' },
+    }
+    for (const [sortBy, orders] of Object.entries(expected) as [
+      SortColumn,
+      { asc: string; desc: string },
+    ][]) {
+      for (const sortOrder of ['asc', 'desc'] as const) {
+        const { order } = await names({ sortBy, sortOrder })
+        t.equal(order.join(''), orders[sortOrder], `${sortBy} ${sortOrder}`)
+      }
+    }
+    const injected = await names({ sortBy: 'name; DROP TABLE x' as SortColumn })
+    t.equal(injected.order.join(''), 'BDCAE', 'an unlisted column sorts by created_at')
+    const upper = await names({ sortOrder: 'ASC' as 'asc' })
+    t.equal(upper.order.join(''), 'BDCAE', 'only exactly "asc" ascends')
+
+    const pages = await Promise.all([0, 2, 4, 6].map((offset) => names({ limit: 2, offset })))
+    t.same(
+      pages.map((page) => page.order.join('')),
+      ['BD', 'CA', 'E', ''],
+    )
+    t.same(
+      pages.map((page) => page.total),
+      [5, 5, 5, 5],
+    )
+    const active = await names({ includeRevoked: false })
+    t.same(active, { order: ['B', 'D', 'C', 'A'], total: 4 })
+  })
+
+  void t.test('revocations reach subscribers of every store on the database', async (t) => {
+    const { db, store } = await fresh(t)
+    const replica = await open(t, db)
+    const first = await store.create(newAccount())
+    const second = await store.create(newAccount())
+    const seenByFirst: RevocationEvent[] = []
+    const unsubscribe = await replica.onRevocation((event) => seenByFirst.push(event))
+    const one = nextRevocation(replica)
+    await one.ready
+    await store.revoke(first.id, 1_700_000_100)
+    t.same(await one.event, { id: first.id, tokenHash: first.tokenHash })
+    unsubscribe()
+    const two = nextRevocation(replica)
+    await two.ready
+    await store.revoke(second.id, 1_700_000_100)
+    t.same(await two.event, { id: second.id, tokenHash: second.tokenHash })
+    t.same(seenByFirst, [{ id: first.id, tokenHash: first.tokenHash }], 'unsubscribed')
+  })
+
+  void t.test('ping answers; close is idempotent and later calls are unavailable', async (t) => {
+    const { store } = await fresh(t)
+    await store.ping()
+    await store.close()
+    await store.close()
+    await t.rejects(store.findById(randomUUID()), StoreUnavailableError)
+  })
+}
+
+const LIST_DEFAULTS: ListQuery = {
+  limit: 20,
+  offset: 0,
+  sortBy: 'created_at',
+  sortOrder: 'desc',
+  includeRevoked: true,
+}
+
+/**
+ * Five accounts with ties and nulls. Names compare bytewise: `a-c` < `a_b` < `ab`. E is revoked.
+ * Returns id → letter.
+ */
+async function seedListFixture(store: ServiceAccountStore): Promise<Map<string, string>> {
+  const rows = [
+    { letter: 'A', name: 'delta', createdAt: 100, expiresAt: 500, lastUsedAt: null },
+    { letter: 'B', name: 'a_b', createdAt: 300, expiresAt: null, lastUsedAt: 50 },
+    { letter: 'C', name: 'ab', createdAt: 200, expiresAt: 400, lastUsedAt: null },
+    { letter: 'D', name: 'a-c', createdAt: 200, expiresAt: 500, lastUsedAt: 70 },
+    { letter: 'E', name: 'echo', createdAt: 50, expiresAt: null, lastUsedAt: 60 },
+  ]
+  const ids = new Map<string, string>()
+  for (const [index, row] of rows.entries()) {
+    // Ids ascend with the letter, so id tie-breaks are predictable.
+    const id = `00000000-0000-4000-8000-00000000000${index + 1}`
+    ids.set(id, row.letter)
+    await store.create(
+      newAccount({ id, name: row.name, createdAt: row.createdAt, expiresAt: row.expiresAt }),
+    )
+    if (row.lastUsedAt !== null) await store.touchLastUsed(id, row.lastUsedAt)
+  }
+  await store.revoke('00000000-0000-4000-8000-000000000005', 1_000)
+  return ids
+}

@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import type { Teardown } from './gateway.js'
+import { waitFor, within } from './wait.js'
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/** Environment variables the gateway reads; removed from children so the host cannot leak in. */
+const GATEWAY_ENV = [
+  'PORTCULLIS_UPSTREAM_URL',
+  'PORTCULLIS_PORT',
+  'PORTCULLIS_ADMIN_PORT',
+  'JWT_VERIFICATION_KEY',
+  'JWT_JWKS_FILE',
+  'OS_SECURITY_KEY',
+  'SERVICE_ACCOUNT_CACHE_TTL_SECONDS',
+  'DATABASE_URL',
+]
+
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of GATEWAY_ENV) delete env[name]
+  // tap's own variables would make a child behave like a test.
+  for (const name of Object.keys(env)) if (name.startsWith('TAP')) delete env[name]
+  return { ...env, ...extra }
+}
+
+/** A child process whose output is collected line by line, killed at teardown if still running. */
+export class Child {
+  readonly process: ChildProcess
+  readonly stdout: string[] = []
+  readonly stderr: string[] = []
+  #exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  #exited = false
+
+  constructor(t: Teardown, args: readonly string[], env: NodeJS.ProcessEnv = childEnv()) {
+    this.process = spawn(process.execPath, args, {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    const proc = this.process
+    if (proc.stdout !== null) {
+      createInterface({ input: proc.stdout }).on('line', (line) => this.stdout.push(line))
+    }
+    if (proc.stderr !== null) {
+      createInterface({ input: proc.stderr }).on('line', (line) => this.stderr.push(line))
+    }
+    this.#exit = new Promise((resolve) => {
+      proc.once('exit', (code, signal) => {
+        this.#exited = true
+        resolve({ code, signal })
+      })
+    })
+    t.teardown(() => {
+      if (!this.#exited) proc.kill('SIGKILL')
+    })
+  }
+
+  get exited(): boolean {
+    return this.#exited
+  }
+
+  /** Resolves with the exit code and signal, or rejects after `timeoutMs`. */
+  exit(timeoutMs = 20_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    return within(this.#exit, 'the child process to exit', timeoutMs)
+  }
+
+  /** The first stdout line (from `from` on) that satisfies `match`, waiting for it if needed. */
+  async line(
+    match: (line: string) => boolean,
+    what: string,
+    timeoutMs = 20_000,
+    from = 0,
+  ): Promise<string> {
+    let found: string | undefined
+    await waitFor(
+      () => {
+        found = this.stdout.slice(from).find(match)
+        return found !== undefined || this.#exited
+      },
+      what,
+      timeoutMs,
+    )
+    if (found === undefined) {
+      throw new Error(`child exited before ${what}; stderr:\n${this.stderr.join('\n')}`)
+    }
+    return found
+  }
+
+  /** Writes one command line to stdin and resolves with the next JSON line on stdout. */
+  async command(command: string, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+    const from = this.stdout.length
+    this.process.stdin?.write(`${command}\n`)
+    const line = await this.line(() => true, `a reply to ${command}`, timeoutMs, from)
+    return JSON.parse(line) as Record<string, unknown>
+  }
+}
+
+/** `node --import tsx <args>` from the project root. */
+export function tsxArgs(...args: string[]): string[] {
+  return ['--import', 'tsx', ...args]
+}

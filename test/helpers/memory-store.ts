@@ -1,0 +1,149 @@
+import { MIGRATIONS } from '../../src/service-accounts/migrations/index.js'
+import { NameConflictError, StoreUnavailableError } from '../../src/service-accounts/store-errors.js'
+import type {
+  ListQuery,
+  ListResult,
+  MigrationResult,
+  NewServiceAccount,
+  RevocationEvent,
+  RevocationListener,
+  RevokeOutcome,
+  ServiceAccountRecord,
+  ServiceAccountStore,
+  SortColumn,
+  Unsubscribe,
+} from '../../src/service-accounts/store.js'
+
+type SortField = 'createdAt' | 'name' | 'lastUsedAt' | 'expiresAt'
+
+const SORT_FIELDS: Record<SortColumn, SortField> = {
+  created_at: 'createdAt',
+  name: 'name',
+  last_used_at: 'lastUsedAt',
+  expires_at: 'expiresAt',
+}
+
+/**
+ * The store contract in memory, for unit tests: no sockets. `available = false` makes every call
+ * fail with StoreUnavailableError; `calls` counts operations; `announce` plays a revocation made
+ * by another replica.
+ */
+export class MemoryServiceAccountStore implements ServiceAccountStore {
+  available = true
+  readonly calls = { findByTokenHash: 0, touchLastUsed: 0 }
+  readonly #accounts = new Map<string, ServiceAccountRecord>()
+  readonly #listeners = new Set<RevocationListener>()
+  readonly #gapListeners = new Set<() => void>()
+  #migrated = false
+  #closed = false
+
+  async migrate(): Promise<MigrationResult> {
+    this.#check()
+    if (this.#migrated) return { applied: [] }
+    this.#migrated = true
+    return { applied: MIGRATIONS.map((migration) => migration.version) }
+  }
+
+  async create(account: NewServiceAccount): Promise<ServiceAccountRecord> {
+    this.#check()
+    const all = [...this.#accounts.values()]
+    if (all.some((other) => other.name === account.name && other.revokedAt === null)) {
+      throw new NameConflictError(account.name)
+    }
+    if (all.some((other) => other.tokenHash === account.tokenHash || other.id === account.id)) {
+      throw new Error('duplicate key')
+    }
+    const record = { ...account, scopes: [...account.scopes], lastUsedAt: null, revokedAt: null }
+    this.#accounts.set(account.id, record)
+    return { ...record }
+  }
+
+  async findActiveByName(name: string): Promise<ServiceAccountRecord | null> {
+    return this.#find((account) => account.name === name && account.revokedAt === null)
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<ServiceAccountRecord | null> {
+    this.calls.findByTokenHash += 1
+    return this.#find((account) => account.tokenHash === tokenHash)
+  }
+
+  async findById(id: string): Promise<ServiceAccountRecord | null> {
+    return this.#find((account) => account.id === id)
+  }
+
+  async list(query: ListQuery): Promise<ListResult> {
+    this.#check()
+    const field = Object.hasOwn(SORT_FIELDS, query.sortBy) ? SORT_FIELDS[query.sortBy] : 'createdAt'
+    const direction = query.sortOrder === 'asc' ? 1 : -1
+    const rows = [...this.#accounts.values()]
+      .filter((account) => query.includeRevoked || account.revokedAt === null)
+      .sort((a, b) => direction * (compare(a[field], b[field]) || compare(a.id, b.id)))
+    return { rows: rows.slice(query.offset, query.offset + query.limit), total: rows.length }
+  }
+
+  async revoke(id: string, nowSeconds: number): Promise<RevokeOutcome> {
+    this.#check()
+    const account = this.#accounts.get(id)
+    if (account === undefined) return 'not_found'
+    if (account.revokedAt !== null) return 'already_revoked'
+    this.#accounts.set(id, { ...account, revokedAt: nowSeconds })
+    this.announce({ id, tokenHash: account.tokenHash })
+    return 'revoked'
+  }
+
+  async touchLastUsed(id: string, nowSeconds: number): Promise<void> {
+    this.#check()
+    this.calls.touchLastUsed += 1
+    const account = this.#accounts.get(id)
+    if (account !== undefined && (account.lastUsedAt ?? -Infinity) < nowSeconds) {
+      this.#accounts.set(id, { ...account, lastUsedAt: nowSeconds })
+    }
+  }
+
+  async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  onNotificationGap(listener: () => void): Unsubscribe {
+    this.#gapListeners.add(listener)
+    return () => this.#gapListeners.delete(listener)
+  }
+
+  async ping(): Promise<void> {
+    this.#check()
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+  }
+
+  /** Delivers a revocation notification, as if another replica had revoked. */
+  announce(event: RevocationEvent): void {
+    for (const listener of this.#listeners) listener(event)
+  }
+
+  /** Signals that notifications may have been lost. */
+  signalGap(): void {
+    for (const listener of this.#gapListeners) listener()
+  }
+
+  #find(match: (account: ServiceAccountRecord) => boolean): ServiceAccountRecord | null {
+    this.#check()
+    const found = [...this.#accounts.values()].find(match)
+    return found === undefined ? null : { ...found, scopes: [...found.scopes] }
+  }
+
+  #check(): void {
+    if (this.#closed) throw new StoreUnavailableError('memory store is closed')
+    if (!this.available) throw new StoreUnavailableError('memory store is down')
+  }
+}
+
+/** PostgreSQL's order: nulls are larger than any value (last ascending, first descending). */
+function compare(a: string | number | null, b: string | number | null): number {
+  if (a === b) return 0
+  if (a === null) return 1
+  if (b === null) return -1
+  return a < b ? -1 : 1
+}

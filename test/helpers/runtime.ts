@@ -1,0 +1,51 @@
+import { createServer, type RequestListener, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  startAgentRuntime,
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+} from '../../demo/runtime/index.js'
+import type { Teardown } from './gateway.js'
+
+/** The demo AgentOS runtime on port 0, closed at teardown. */
+export async function startRuntime(
+  t: Teardown,
+  options: AgentRuntimeOptions = {},
+): Promise<AgentRuntime> {
+  const runtime = await startAgentRuntime(options)
+  t.teardown(() => runtime.close())
+  return runtime
+}
+
+export interface CustomUpstream {
+  readonly url: string
+  readonly port: number
+  readonly server: Server
+}
+
+/** A plain node:http upstream on port 0 for behaviour the demo runtime does not have. */
+export async function startCustomUpstream(
+  t: Teardown,
+  listener: RequestListener,
+): Promise<CustomUpstream> {
+  const server = createServer(listener)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}`, port, server }
+}
+
+/** A port that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}

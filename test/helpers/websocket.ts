@@ -1,0 +1,154 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import WebSocket, { WebSocketServer, type RawData } from 'ws'
+import type { Teardown } from './gateway.js'
+import { within } from './wait.js'
+
+export interface Frame {
+  readonly data: string | Buffer
+  readonly isBinary: boolean
+}
+
+export interface Closed {
+  readonly code: number
+  readonly reason: string
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data
+  if (Array.isArray(data)) return Buffer.concat(data)
+  return Buffer.from(data)
+}
+
+/** A client WebSocket with a queue of received frames and a promise of its close. */
+export class WsClient {
+  readonly frames: Frame[] = []
+  readonly closed: Promise<Closed>
+  readonly #waiters: ((frame: Frame) => void)[] = []
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      const buffer = toBuffer(data)
+      const frame = { data: isBinary ? buffer : buffer.toString('utf8'), isBinary }
+      const waiter = this.#waiters.shift()
+      if (waiter !== undefined) waiter(frame)
+      else this.frames.push(frame)
+    })
+    this.closed = new Promise((resolve) => {
+      socket.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') }))
+    })
+  }
+
+  static async open(
+    t: Teardown,
+    url: string,
+    protocols: string[] = [],
+    headers: Record<string, string> = {},
+  ): Promise<WsClient> {
+    const socket = new WebSocket(url, protocols, { headers, perMessageDeflate: false })
+    t.teardown(() => socket.terminate())
+    const client = new WsClient(socket)
+    await within(
+      new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve())
+        socket.once('error', reject)
+      }),
+      `a WebSocket to ${url}`,
+    )
+    return client
+  }
+
+  next(what = 'a frame'): Promise<Frame> {
+    const frame = this.frames.shift()
+    if (frame !== undefined) return Promise.resolve(frame)
+    return within(new Promise((resolve) => this.#waiters.push(resolve)), what)
+  }
+
+  waitClosed(what = 'the WebSocket to close'): Promise<Closed> {
+    return within(this.closed, what)
+  }
+}
+
+/** The status and body of a refused handshake, as the `ws` client sees them. */
+export async function refusedHandshake(
+  t: Teardown,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
+  const socket = new WebSocket(url, { headers })
+  t.teardown(() => socket.terminate())
+  return within(
+    new Promise((resolve, reject) => {
+      socket.once('open', () => reject(new Error('the handshake was accepted')))
+      socket.once('unexpected-response', (_request, response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            headers: response.headers,
+          }),
+        )
+        response.on('error', reject)
+      })
+      socket.once('error', reject)
+    }),
+    `a refused handshake at ${url}`,
+  )
+}
+
+export interface UpstreamConnection {
+  readonly path: string
+  readonly headers: IncomingHttpHeaders
+  readonly protocol: string
+  readonly received: Frame[]
+  /** Set when the connection closes: the code and reason this end received. */
+  closed?: Closed
+}
+
+/**
+ * A WebSocket upstream that records how each connection closes (the demo runtime does not).
+ * Echoes frames; the text `close:<code>:<reason>` makes it close with that code.
+ */
+export async function startWsUpstream(
+  t: Teardown,
+): Promise<{ url: string; connections: UpstreamConnection[] }> {
+  const server = new WebSocketServer({
+    port: 0,
+    host: '127.0.0.1',
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => [...protocols][0] ?? false,
+  })
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+  const connections: UpstreamConnection[] = []
+  server.on('connection', (socket, req) => {
+    const connection: UpstreamConnection = {
+      path: req.url ?? '',
+      headers: req.headers,
+      protocol: socket.protocol,
+      received: [],
+    }
+    connections.push(connection)
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      const buffer = toBuffer(data)
+      connection.received.push({ data: isBinary ? buffer : buffer.toString('utf8'), isBinary })
+      const command = isBinary ? null : /^close:(\d+):(.*)$/s.exec(buffer.toString('utf8'))
+      if (command !== null) socket.close(Number(command[1]), command[2])
+      else socket.send(buffer, { binary: isBinary })
+    })
+    socket.on('close', (code, reason) => {
+      connection.closed = { code, reason: reason.toString('utf8') }
+    })
+    socket.on('error', () => socket.terminate())
+  })
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate()
+        server.close(() => resolve())
+      }),
+  )
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}`, connections }
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { stringify } from 'yaml'
+import { Child, tsxArgs } from '../../helpers/child-process.js'
+import type { Teardown } from '../../helpers/gateway.js'
+import { httpRequest } from '../../helpers/raw-http.js'
+import { startRuntime } from '../../helpers/runtime.js'
+import { waitFor, within } from '../../helpers/wait.js'
+
+/** Runs `portcullis serve` (the real CLI) in a child process on ports 0; resolves once listening. */
+async function serve(t: Teardown, upstreamUrl: string, server: Record<string, unknown> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-shutdown-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'portcullis.yaml')
+  writeFileSync(
+    file,
+    stringify({
+      server: { host: '127.0.0.1', port: 0, admin_host: '127.0.0.1', admin_port: 0, ...server },
+      upstream: { url: upstreamUrl },
+      database: { data_dir: join(dir, 'data') },
+      logging: { level: 'info' },
+    }),
+  )
+  const child = new Child(t, tsxArgs('src/main.ts', 'serve', '--config', file))
+  const line = await child.line(
+    (text) => text.includes('portcullis listening'),
+    'the gateway to listen',
+  )
+  const { port } = JSON.parse(line) as { port: number }
+  return { child, port, url: `http://127.0.0.1:${port}` }
+}
+
+/** How a new TCP connection to `port` ends: 'connected' or the error code. */
+function tryConnect(port: number): Promise<string> {
+  return within(
+    new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve('connected')
+      })
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    }),
+    'a connection attempt',
+  )
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  void t.test(
+    `${signal}: the in-flight request completes, new connections are refused, exit 0`,
+    async (t) => {
+      const runtime = await startRuntime(t)
+      const { child, port, url } = await serve(t, runtime.url, { shutdown_grace_ms: 10_000 })
+      t.equal((await httpRequest(url, { path: '/health' })).status, 200, 'serving')
+
+      const inFlight = httpRequest(url, { path: '/slow?ms=1500', timeoutMs: 15_000 })
+      await waitFor(() => runtime.started === 2, 'the slow request to reach the upstream')
+      child.process.kill(signal)
+      await child.line((text) => text.includes('shutting down'), 'the shutdown to begin')
+
+      t.equal(await tryConnect(port), 'ECONNREFUSED', 'a new connection is refused')
+      const response = await inFlight
+      t.equal(response.status, 200, 'the in-flight request completed')
+      t.same(response.json(), { slept_ms: 1500 })
+      const exit = await child.exit()
+      t.same(exit, { code: 0, signal: null }, 'exit code 0')
+      t.ok(
+        child.stdout.some((text) => text.includes('portcullis stopped')),
+        'the stop is logged',
+      )
+      t.match(JSON.parse(child.stdout.find((text) => text.includes('shutting down')) ?? '{}'), {
+        signal,
+      })
+    },
+  )
+}
+
+void t.test(
+  'a request outliving shutdown_grace_ms is cut and the process still exits 0',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const { child, url } = await serve(t, runtime.url, { shutdown_grace_ms: 300 })
+    const inFlight = httpRequest(url, { path: '/slow?ms=20000', timeoutMs: 15_000 }).then(
+      (response) => `status ${response.status}`,
+      (error: unknown) => `error ${String(error)}`,
+    )
+    await waitFor(() => runtime.started === 1, 'the slow request to reach the upstream')
+    child.process.kill('SIGTERM')
+    // The upstream would answer after 20 s: only the grace bound can end things within the wait.
+    t.same(await child.exit(10_000), { code: 0, signal: null }, 'exit code 0 within the bound')
+    t.match(
+      await within(inFlight, 'the cut request'),
+      /^error /,
+      'the client sees the connection end',
+    )
+    t.ok(
+      child.stdout.some((text) => text.includes('shutdown grace period over')),
+      'the cut is logged',
+    )
+  },
+)

@@ -1,0 +1,165 @@
+import t, { type Test } from 'tap'
+import { startBlackhole } from '../../helpers/blackhole.js'
+import { startGateway, type TestGateway } from '../../helpers/gateway.js'
+import { metricValue } from '../../helpers/metrics.js'
+import { httpRequest, type HttpResult } from '../../helpers/raw-http.js'
+import { closedPort, startRuntime } from '../../helpers/runtime.js'
+import { within } from '../../helpers/wait.js'
+
+const UNAVAILABLE = '{"detail":"Upstream unavailable"}'
+const TIMED_OUT = '{"detail":"Upstream timed out"}'
+
+/** The error body is exactly the JSON detail: no stack, no error code, no address of the upstream. */
+function assertNoInternals(t: Test, response: HttpResult, upstreamPort: number): void {
+  t.match(response.headers['content-type'], /^application\/json/)
+  for (const leak of [
+    /ECONN|EPIPE|ETIMEDOUT|UND_ERR/i,
+    /\bat \S+ \(/,
+    /127\.0\.0\.1/,
+    new RegExp(`:${upstreamPort}\\b`),
+    /undici|stack|Error:/i,
+  ]) {
+    t.notMatch(response.text, leak, `no ${leak.source} in the body`)
+    t.notMatch(JSON.stringify(response.headers), leak, `no ${leak.source} in the headers`)
+  }
+}
+
+async function upstreamErrors(gateway: TestGateway, kind: string): Promise<number> {
+  return metricValue(await gateway.metrics(), 'portcullis_upstream_errors_total', { kind }) ?? 0
+}
+
+void t.test('an upstream that refuses connections gives 502 without internals', async (t) => {
+  const port = await closedPort()
+  const gateway = await startGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+  const get = await httpRequest(gateway.url, { path: '/agents' })
+  t.equal(get.status, 502)
+  t.equal(get.text, UNAVAILABLE)
+  assertNoInternals(t, get, port)
+  t.equal(await upstreamErrors(gateway, 'refused'), 1)
+  const logged = gateway.logs.records().filter((record) => record.msg === 'request')
+  t.match(logged, [{ status: 502, path: '/agents', reason: 'upstream.refused' }])
+})
+
+void t.test(
+  'a request with a body to an unreachable upstream gets its 502 or 504 too',
+  async (t) => {
+    // The client's body is still unread when the connection to the upstream fails: the client must
+    // get the same JSON answer as a body-less request, not a dropped connection.
+    const port = await closedPort()
+    const refused = await startGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+    for (const body of ['message=hello', 'x'.repeat(200_000)]) {
+      const response = await httpRequest(refused.url, {
+        method: 'POST',
+        path: '/agents/a1/runs',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      }).catch((error: unknown) => error as Error)
+      if (response instanceof Error) {
+        t.fail(`an answer, not ${response.message} (${body.length} bytes)`)
+        continue
+      }
+      t.equal(response.status, 502)
+      t.equal(response.text, UNAVAILABLE)
+    }
+    t.equal(await upstreamErrors(refused, 'refused'), 2)
+
+    const blackhole = await startBlackhole(t)
+    const hanging = await startGateway(t, {
+      upstream: { url: blackhole.url, connect_timeout_ms: 300, response_timeout_ms: 60_000 },
+    })
+    const response = await httpRequest(hanging.url, {
+      method: 'PUT',
+      path: '/echo',
+      body: 'payload',
+      timeoutMs: 10_000,
+    }).catch((error: unknown) => error as Error)
+    if (response instanceof Error) {
+      t.fail(`an answer, not ${response.message}`)
+    } else {
+      t.equal(response.status, 504)
+      t.equal(response.text, TIMED_OUT)
+    }
+  },
+)
+
+void t.test('an upstream that resets the connection gives 502', async (t) => {
+  const runtime = await startRuntime(t)
+  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const response = await httpRequest(gateway.url, { path: '/destroy' })
+  t.equal(response.status, 502)
+  t.equal(response.text, UNAVAILABLE)
+  assertNoInternals(t, response, runtime.port)
+  t.equal(await upstreamErrors(gateway, 'reset'), 1)
+  // The pool recovers: the next request is served.
+  t.equal((await httpRequest(gateway.url, { path: '/health' })).status, 200)
+})
+
+void t.test('an upstream slower than response_timeout_ms gives 504', async (t) => {
+  const runtime = await startRuntime(t)
+  const gateway = await startGateway(t, {
+    upstream: { url: runtime.url, response_timeout_ms: 200 },
+  })
+  const response = await httpRequest(gateway.url, { path: '/slow?ms=5000', timeoutMs: 4_000 })
+  t.equal(response.status, 504)
+  t.equal(response.text, TIMED_OUT)
+  assertNoInternals(t, response, runtime.port)
+  t.equal(await upstreamErrors(gateway, 'timeout'), 1)
+  // Fast enough is fine.
+  t.equal((await httpRequest(gateway.url, { path: '/slow?ms=10' })).status, 200)
+})
+
+void t.test(
+  'an upstream that never accepts the connection gives 504 (connect timeout)',
+  async (t) => {
+    const blackhole = await startBlackhole(t)
+    const gateway = await startGateway(t, {
+      upstream: { url: blackhole.url, connect_timeout_ms: 300, response_timeout_ms: 60_000 },
+    })
+    // Only the connect timeout can answer within the bounded wait: the response timeout is 60 s.
+    const response = await within(
+      httpRequest(gateway.url, { path: '/agents', timeoutMs: 20_000 }),
+      'the connect timeout',
+      10_000,
+    )
+    t.equal(response.status, 504)
+    t.equal(response.text, TIMED_OUT)
+    assertNoInternals(t, response, blackhole.port)
+    t.equal(await upstreamErrors(gateway, 'timeout'), 1)
+  },
+)
+
+void t.test(
+  'a stream that goes silent past idle_timeout_ms is cut, not left hanging',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const gateway = await startGateway(t, { upstream: { url: runtime.url, idle_timeout_ms: 300 } })
+    const response = await fetch(`${gateway.url}/stream?events=3&interval_ms=5000`)
+    t.equal(response.status, 200, 'the headers were already sent')
+    const reading = response.text()
+    // The body cannot complete (the upstream needs 10 s); the gateway must end it within the wait.
+    const outcome = await within(
+      reading.then(
+        (text) => ({ ended: 'cleanly', text }),
+        (error: unknown) => ({ ended: 'with an error', text: String(error) }),
+      ),
+      'the gateway to cut the silent stream',
+      5_000,
+    )
+    t.equal(outcome.ended, 'with an error', 'the client can tell the stream was cut')
+    t.notMatch(outcome.text, /"index":2/)
+  },
+)
+
+void t.test('upstream error statuses are answers, not upstream failures', async (t) => {
+  const runtime = await startRuntime(t)
+  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  for (const code of [500, 502, 503, 504]) {
+    const response = await httpRequest(gateway.url, { path: `/status/${code}` })
+    t.equal(response.status, code)
+    t.match(response.json(), { status: code }, "the upstream's own body")
+  }
+  const metrics = await gateway.metrics()
+  for (const kind of ['refused', 'reset', 'timeout', 'other']) {
+    t.equal(metricValue(metrics, 'portcullis_upstream_errors_total', { kind }) ?? 0, 0, kind)
+  }
+})

@@ -1,0 +1,75 @@
+import { authSchema } from '../../../src/config/sections/auth.js'
+import type { Config } from '../../../src/config/schema.js'
+import type { Credential } from '../../../src/auth/credential.js'
+import type { InboundRequest } from '../../../src/auth/inbound-request.js'
+import { createLogger, type Logger } from '../../../src/logger.js'
+import { GatewayError } from '../../../src/errors.js'
+import { LogCapture } from '../../helpers/log-capture.js'
+
+/** The `auth:` block as the config loader would produce it (inline secrets only). */
+export function authConfig(input: Record<string, unknown> = {}): Config['auth'] {
+  return authSchema.parse(input) as Config['auth']
+}
+
+export function testLogger(): { logger: Logger; logs: LogCapture } {
+  const logs = new LogCapture()
+  return { logger: createLogger({ level: 'debug', destination: logs }), logs }
+}
+
+/** A clock the test moves by hand. */
+export class FakeClock {
+  constructor(public ms: number = Date.now()) {}
+  now(): number {
+    return this.ms
+  }
+  advance(ms: number): void {
+    this.ms += ms
+  }
+  get seconds(): number {
+    return Math.floor(this.ms / 1000)
+  }
+}
+
+export function bearer(token: string): Credential {
+  return { token, source: 'header' }
+}
+
+export function inbound(rawHeaders: string[]): InboundRequest {
+  const headers: Record<string, string> = {}
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    headers[(rawHeaders[index] ?? '').toLowerCase()] = rawHeaders[index + 1] ?? ''
+  }
+  return {
+    method: 'GET',
+    path: '/agents',
+    query: '',
+    headers,
+    rawHeaders,
+    clientAddress: '127.0.0.1',
+    transport: 'http',
+  }
+}
+
+/** Runs `fn` and returns the GatewayError it throws (fails the test with a clear message otherwise). */
+export async function gatewayErrorOf(fn: () => unknown): Promise<GatewayError> {
+  try {
+    await fn()
+  } catch (error) {
+    if (error instanceof GatewayError) return error
+    throw new Error(`expected a GatewayError, got ${String(error)}`, { cause: error })
+  }
+  throw new Error('expected a GatewayError, nothing was thrown')
+}
+
+/** Polls `condition` until it holds or `timeoutMs` passes (a bound, not an assertion on time). */
+export async function eventually(
+  condition: () => Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await condition()) return true
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  return condition()
+}

@@ -1,0 +1,80 @@
+import t from 'tap'
+import {
+  SCHEDULER_SCOPES,
+  SchedulerTokenVerifier,
+} from '../../../src/auth/scheduler-token-verifier.js'
+import { NOT_RESPONSIBLE } from '../../../src/auth/verifier.js'
+import { fixtures } from '../../helpers/jwt.js'
+import { authConfig, bearer } from './helpers.js'
+
+const EXPECTED_SCOPES = [
+  'agents:read',
+  'agents:run',
+  'teams:read',
+  'teams:run',
+  'workflows:read',
+  'workflows:run',
+  'schedules:read',
+  'schedules:write',
+  'schedules:delete',
+]
+
+void t.test(
+  '77: J mode (JWT authorization on): the scheduler principal, scopes enforced',
+  async (t) => {
+    const auth = authConfig({
+      verification_keys: [fixtures.hmacSecret()],
+      algorithm: 'HS256',
+      authorization: true,
+      internal_service_token: 'itok',
+    })
+    const principal = await new SchedulerTokenVerifier(auth).verify(bearer('itok'))
+    t.same(principal, {
+      kind: 'scheduler',
+      authenticated: true,
+      userId: '__scheduler__',
+      sessionId: null,
+      scopes: EXPECTED_SCOPES,
+      authorizationEnabled: true,
+      expiresAt: null,
+    })
+    t.same(SCHEDULER_SCOPES, EXPECTED_SCOPES)
+  },
+)
+
+void t.test('78: S mode (security key): authorization off', async (t) => {
+  const auth = authConfig({ security_key: 'root-key', internal_service_token: 'itok' })
+  const principal = await new SchedulerTokenVerifier(auth).verify(bearer('itok'))
+  t.not(principal, NOT_RESPONSIBLE)
+  if (principal === NOT_RESPONSIBLE) return
+  t.equal(principal.authorizationEnabled, false)
+  t.equal(principal.userId, '__scheduler__')
+})
+
+void t.test('authorization implied by scope_mappings', async (t) => {
+  const auth = authConfig({
+    verification_keys: ['k'],
+    algorithm: 'HS256',
+    scope_mappings: { 'GET /x': [] },
+    internal_service_token: 'itok',
+  })
+  const principal = await new SchedulerTokenVerifier(auth).verify(bearer('itok'))
+  t.equal(principal !== NOT_RESPONSIBLE && principal.authorizationEnabled, true)
+})
+
+void t.test('anything else is not its kind', async (t) => {
+  const verifier = new SchedulerTokenVerifier(authConfig({ internal_service_token: 'itok' }))
+  for (const token of ['itok2', 'ITOK', 'ito', 'itok ', '', 'svc_pat_x']) {
+    t.equal(await verifier.verify(bearer(token)), NOT_RESPONSIBLE, JSON.stringify(token))
+  }
+  const unconfigured = new SchedulerTokenVerifier(authConfig())
+  t.equal(await unconfigured.verify(bearer('itok')), NOT_RESPONSIBLE, 'no token configured')
+  t.equal(await unconfigured.verify(bearer('')), NOT_RESPONSIBLE)
+})
+
+void t.test('scopes cannot be changed through a principal', async (t) => {
+  const verifier = new SchedulerTokenVerifier(authConfig({ internal_service_token: 'itok' }))
+  const principal = await verifier.verify(bearer('itok'))
+  if (principal === NOT_RESPONSIBLE) throw new Error('expected a principal')
+  t.throws(() => (principal.scopes as string[]).push('os:admin'))
+})

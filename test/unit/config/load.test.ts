@@ -1,0 +1,369 @@
+import { readFileSync } from 'node:fs'
+import { isAbsolute, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load.js'
+import type { Config } from '../../../src/config/schema.js'
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const FIXTURES = join(ROOT, 'test/fixtures/configs')
+
+/** Relative paths (in fixtures) are relative to the project root, whatever the working directory. */
+const readFile = (path: string): string =>
+  readFileSync(isAbsolute(path) ? path : join(ROOT, path), 'utf8')
+
+function load(file: string, env: Record<string, string> = {}): Config {
+  return loadConfig(join(FIXTURES, file), { env, readFile })
+}
+
+function parse(yaml: string, env: Record<string, string> = {}): Config {
+  return parseConfig(yaml, 'inline', { env, readFile })
+}
+
+/** The issues of a config that must fail; none when it loads (which the expectation then fails). */
+function issuesOf(run: () => unknown): readonly string[] {
+  try {
+    run()
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues
+    throw error
+  }
+  return []
+}
+
+const ALGORITHMS =
+  '"HS256"|"HS384"|"HS512"|"RS256"|"RS384"|"RS512"|"PS256"|"PS384"|"PS512"|"ES256"|"ES384"|"ES512"|"EdDSA"'
+const CIDR = 'must be an IP address or CIDR block (10.0.0.0/8, ::1/128)'
+const NEEDS_JWT =
+  'JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough'
+
+/** Each bad file and every message it must produce, in order, each naming its key path. */
+const badFiles: [file: string, issues: string[]][] = [
+  ['unknown-root-key.yaml', ['upstreem: unknown key']],
+  [
+    'unknown-nested-key.yaml',
+    ['server.prot: unknown key', 'auth.security_key.fallback: unknown key'],
+  ],
+  [
+    'wrong-types.yaml',
+    [
+      'server.port: Invalid input: expected number, received string',
+      'server.trusted_proxies: Invalid input: expected array, received string',
+      'upstream.preserve_host: Invalid input: expected boolean, received string',
+      'logging.access_log: Invalid input: expected boolean, received number',
+    ],
+  ],
+  [
+    'bad-enum.yaml',
+    [
+      `auth.algorithm: Invalid option: expected one of ${ALGORITHMS}`,
+      'auth.token_source: Invalid option: expected one of "header"|"cookie"|"both"|"HEADER"|"COOKIE"|"BOTH"',
+      'logging.level: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"',
+    ],
+  ],
+  [
+    'bad-cidr.yaml',
+    [
+      `server.trusted_proxies[1]: ${CIDR}`,
+      `server.trusted_proxies[2]: ${CIDR}`,
+      `server.trusted_proxies[3]: ${CIDR}`,
+    ],
+  ],
+  ['bad-url.yaml', ['upstream.url: Invalid URL']],
+  ['bad-url-not-a-url.yaml', ['upstream.url: Invalid URL']],
+  ['non-mapping-root.yaml', ['the file must contain a mapping of sections (server:, auth:, …)']],
+  ['scalar-root.yaml', ['the file must contain a mapping of sections (server:, auth:, …)']],
+  ['authorization-without-jwt.yaml', [`auth.authorization: ${NEEDS_JWT}`]],
+  ['scope-mappings-without-jwt.yaml', [`auth.scope_mappings: ${NEEDS_JWT}`]],
+  [
+    'no-credential-source.yaml',
+    [
+      'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key',
+    ],
+  ],
+  [
+    'verify-audience-without-audience.yaml',
+    [
+      'auth.verify_audience: needs auth.audience or auth.service_id to compare the token audience with',
+    ],
+  ],
+  [
+    'missing-jwks-file.yaml',
+    ['auth.jwks_file: JWKS file not found: /nonexistent/portcullis-test/jwks.json'],
+  ],
+  [
+    'secret-env-unset.yaml',
+    ['auth.security_key: environment variable PORTCULLIS_TEST_UNSET_VARIABLE is not set'],
+  ],
+  [
+    'secret-file-missing.yaml',
+    ['auth.security_key: cannot read file /nonexistent/portcullis-test/security-key (ENOENT)'],
+  ],
+  [
+    'secret-file-empty.yaml',
+    ['auth.security_key: file test/fixtures/configs/empty-secret.txt is empty'],
+  ],
+  [
+    'secret-ref-malformed.yaml',
+    ['auth.security_key: must be a string, {from_env: NAME} or {from_file: PATH}'],
+  ],
+  [
+    'upstream-url-with-path.yaml',
+    ['upstream.url: must not have a path; the gateway forwards the canonical request path as is'],
+  ],
+  ['same-port.yaml', ['server.admin_port: must differ from server.port']],
+  [
+    'many-schema-problems.yaml',
+    [
+      'server.port: Too big: expected number to be <=65535',
+      `server.trusted_proxies[0]: ${CIDR}`,
+      'server.unknown_server_key: unknown key',
+      'upstream.url: Invalid URL',
+      `auth.algorithm: Invalid option: expected one of ${ALGORITHMS}`,
+      'logging.level: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"',
+      'extra_section: unknown key',
+    ],
+  ],
+  [
+    'many-rule-problems.yaml',
+    [
+      'auth.internal_service_token: environment variable PORTCULLIS_TEST_UNSET_VARIABLE is not set',
+      'auth.verify_audience: needs auth.audience or auth.service_id to compare the token audience with',
+      'auth.jwks_file: JWKS file not found: /nonexistent/portcullis-test/jwks.json',
+      'upstream.url: must not have a path; the gateway forwards the canonical request path as is',
+      'server.admin_port: must differ from server.port',
+    ],
+  ],
+]
+
+void t.test(
+  'each bad file is refused with exactly its messages, each with its key path',
+  async (t) => {
+    for (const [file, expected] of badFiles) {
+      t.same(
+        issuesOf(() => load(file)),
+        expected,
+        file,
+      )
+    }
+  },
+)
+
+void t.test('the error message lists every issue with the file name', async (t) => {
+  const error = (() => {
+    try {
+      load('many-schema-problems.yaml')
+    } catch (thrown) {
+      return thrown as ConfigError
+    }
+    return undefined
+  })()
+  t.ok(error instanceof ConfigError)
+  t.match(error?.message, /^invalid configuration in .*many-schema-problems\.yaml:\n/)
+  t.equal(error?.message.split('\n  - ').length, 8, 'seven issues, one line each')
+})
+
+void t.test('YAML syntax errors and duplicate keys are refused, saying where', async (t) => {
+  const syntax = issuesOf(() => load('yaml-syntax.yaml'))
+  t.equal(syntax.length, 1)
+  t.match(syntax[0], /^YAML: /)
+  t.match(syntax[0], /line 3/, 'the line of the problem')
+  const duplicate = issuesOf(() => load('duplicate-key.yaml'))
+  t.equal(duplicate.length, 1)
+  t.match(duplicate[0], /^YAML: Map keys must be unique/)
+  t.match(duplicate[0], /line 3|server\.port/, 'which key, or at least where')
+})
+
+void t.test('a missing file is reported, not thrown raw', async (t) => {
+  t.same(
+    issuesOf(() => loadConfig(join(FIXTURES, 'no-such-file.yaml'), { env: {} })),
+    ['cannot read the config file (ENOENT)'],
+  )
+})
+
+void t.test(
+  'headers_timeout_ms above request_timeout_ms is a config error, not a crash at start',
+  async (t) => {
+    // node:http throws ERR_OUT_OF_RANGE for such a server; the check belongs to config validation.
+    const issues = issuesOf(() => load('timeouts-inverted.yaml'))
+    t.match(issues, [/^server\.(headers|request)_timeout_ms: /])
+    // A request timeout of 0 disables it, so any headers timeout is fine then.
+    t.equal(
+      parse('server: {headers_timeout_ms: 10000, request_timeout_ms: 0}').server.request_timeout_ms,
+      0,
+    )
+  },
+)
+
+void t.test('an empty file loads with every default', async (t) => {
+  const config = parse('')
+  t.equal(config.server.port, 8080)
+  t.equal(config.server.admin_port, 9090)
+  t.equal(config.upstream.url, 'http://127.0.0.1:7777')
+  t.equal(config.auth.algorithm, 'RS256')
+  t.same(config.server.trusted_proxies, [])
+  t.equal(config.service_accounts.enabled, true)
+})
+
+void t.test('the shipped config/portcullis.yaml loads', async (t) => {
+  const config = loadConfig(join(ROOT, 'config/portcullis.yaml'), { env: {} })
+  t.equal(config.server.port, 8080)
+  t.equal(config.server.admin_port, 9090)
+  t.equal(config.upstream.url, 'http://127.0.0.1:7777')
+  t.equal(config.auth.admin_scope, 'os:admin')
+  t.equal(config.database.data_dir, 'data/portcullis')
+})
+
+void t.test('environment bindings', async (t) => {
+  await t.test('fill keys the file leaves unset; a value in the file wins', async (t) => {
+    const env = {
+      PORTCULLIS_UPSTREAM_URL: 'http://10.0.0.5:8000',
+      PORTCULLIS_PORT: '8081',
+      PORTCULLIS_ADMIN_PORT: '9091',
+      OS_SECURITY_KEY: 'from-env-key',
+      JWT_JWKS_FILE: 'test/fixtures/keys/jwks.json',
+      SERVICE_ACCOUNT_CACHE_TTL_SECONDS: '2.5',
+      DATABASE_URL: 'postgres://db.example/portcullis',
+    }
+    const filled = parse('', env)
+    t.equal(filled.upstream.url, 'http://10.0.0.5:8000')
+    t.equal(filled.server.port, 8081, 'a number, not a string')
+    t.equal(filled.server.admin_port, 9091)
+    t.equal(filled.auth.security_key, 'from-env-key')
+    t.equal(filled.auth.jwks_file, 'test/fixtures/keys/jwks.json')
+    t.equal(filled.service_accounts.cache_ttl_seconds, 2.5)
+    t.equal(filled.database.url, 'postgres://db.example/portcullis')
+
+    const fileWins = parse(
+      [
+        'server: {port: 7000, admin_port: 7001}',
+        'upstream: {url: "http://127.0.0.1:7777"}',
+        'auth: {security_key: from-file-key}',
+        'service_accounts: {cache_ttl_seconds: 10}',
+        'database: {url: "postgres://file.example/db"}',
+      ].join('\n'),
+      env,
+    )
+    t.equal(fileWins.server.port, 7000)
+    t.equal(fileWins.server.admin_port, 7001)
+    t.equal(fileWins.upstream.url, 'http://127.0.0.1:7777')
+    t.equal(fileWins.auth.security_key, 'from-file-key')
+    t.equal(fileWins.service_accounts.cache_ttl_seconds, 10)
+    t.equal(fileWins.database.url, 'postgres://file.example/db')
+
+    t.equal(parse('', { PORTCULLIS_PORT: '' }).server.port, 8080, 'an empty variable is unset')
+  })
+
+  await t.test('JWT_VERIFICATION_KEY is appended to the file list', async (t) => {
+    const env = { JWT_VERIFICATION_KEY: 'env-secret' }
+    t.same(parse('auth: {algorithm: HS256}', env).auth.verification_keys, ['env-secret'])
+    t.same(
+      parse('auth: {algorithm: HS256, verification_keys: [file-one, file-two]}', env).auth
+        .verification_keys,
+      ['file-one', 'file-two', 'env-secret'],
+    )
+    t.same(
+      parse('auth: {algorithm: HS256, verification_keys: [env-secret]}', env).auth
+        .verification_keys,
+      ['env-secret'],
+      'not twice',
+    )
+    t.equal(parse('auth: {algorithm: HS256}', env).auth.security_key, null)
+  })
+
+  await t.test('a non-numeric number variable is reported with its key', async (t) => {
+    for (const value of ['eighty', '80abc', '-1', '1e3', ' 8080']) {
+      t.same(
+        issuesOf(() => parse('', { PORTCULLIS_PORT: value })),
+        ['server.port: Invalid input: expected number, received string'],
+        JSON.stringify(value),
+      )
+    }
+    t.same(
+      issuesOf(() => parse('', { PORTCULLIS_PORT: '70000' })),
+      ['server.port: Too big: expected number to be <=65535'],
+    )
+    t.same(
+      issuesOf(() => parse('', { PORTCULLIS_ADMIN_PORT: '8080.5' })),
+      ['server.admin_port: Invalid input: expected int, received number'],
+    )
+    t.same(
+      issuesOf(() => parse('', { SERVICE_ACCOUNT_CACHE_TTL_SECONDS: 'soon' })),
+      ['service_accounts.cache_ttl_seconds: Invalid input: expected number, received string'],
+    )
+  })
+
+  await t.test(
+    'a variable that conflicts with the rules is reported like the file would be',
+    async (t) => {
+      t.same(
+        issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'http://127.0.0.1:7777/api' })),
+        [
+          'upstream.url: must not have a path; the gateway forwards the canonical request path as is',
+        ],
+      )
+      t.same(
+        issuesOf(() => parse('', { PORTCULLIS_PORT: '9090' })),
+        ['server.admin_port: must differ from server.port'],
+      )
+    },
+  )
+})
+
+void t.test('secret references are resolved once, at load', async (t) => {
+  const config = load('secret-refs.yaml', {
+    PORTCULLIS_TEST_JWT_SECRET: 'env-jwt-secret',
+    PORTCULLIS_TEST_SCHEDULER_TOKEN: 'scheduler-token',
+    PORTCULLIS_TEST_DATABASE_URL: 'postgres://user:pw@db.example/portcullis',
+  })
+  t.same(
+    config.auth.verification_keys,
+    ['inline-secret-value', 'env-jwt-secret', 'secret-from-a-file'],
+    'one trailing newline dropped',
+  )
+  t.equal(config.auth.internal_service_token, 'scheduler-token')
+  t.equal(config.database.url, 'postgres://user:pw@db.example/portcullis')
+
+  const missing = issuesOf(() => load('secret-refs.yaml', {}))
+  t.same(missing, [
+    'auth.verification_keys[1]: environment variable PORTCULLIS_TEST_JWT_SECRET is not set',
+    'auth.internal_service_token: environment variable PORTCULLIS_TEST_SCHEDULER_TOKEN is not set',
+    'database.url: environment variable PORTCULLIS_TEST_DATABASE_URL is not set',
+  ])
+  t.notMatch(
+    missing.join('\n'),
+    /secret-from-a-file|inline-secret-value/,
+    'no secret value in messages',
+  )
+
+  // A secret given through the environment binding, and by reference to a variable.
+  t.equal(
+    parse('auth: {security_key: {from_env: MY_KEY}}', { MY_KEY: 'k1' }).auth.security_key,
+    'k1',
+  )
+})
+
+void t.test('the loaded config is deeply frozen', async (t) => {
+  const config = load('valid.yaml')
+  const nodes: [string, unknown][] = [
+    ['config', config],
+    ['server', config.server],
+    ['server.trusted_proxies', config.server.trusted_proxies],
+    ['upstream', config.upstream],
+    ['auth', config.auth],
+    ['logging', config.logging],
+    ['cors.allowed_origins', config.cors.allowed_origins],
+  ]
+  for (const [name, node] of nodes) t.ok(Object.isFrozen(node), `${name} is frozen`)
+  t.throws(() => {
+    ;(config.server as { port: number }).port = 1
+  }, TypeError)
+  t.throws(() => {
+    ;(config.server.trusted_proxies as string[]).push('0.0.0.0/0')
+  }, TypeError)
+  t.same(config.server.trusted_proxies, ['10.0.0.0/8', '::1'])
+  const withKeys = parse('auth: {algorithm: HS256, verification_keys: [a, {from_env: K}]}', {
+    K: 'b',
+  })
+  t.ok(Object.isFrozen(withKeys.auth.verification_keys), 'resolved secret lists too')
+})

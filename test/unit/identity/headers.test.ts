@@ -1,0 +1,253 @@
+import t from 'tap'
+import { encodeIdHeaderValue, jsonHeaderValue } from '../../../src/identity/index.js'
+import {
+  ADMIN,
+  ANONYMOUS,
+  SECURITY_KEY,
+  enforcer,
+  jwtUser,
+  planInput,
+  refusal,
+  serviceAccount,
+} from './helpers.js'
+
+const injected = (plan: {
+  headers: { inject?: readonly (readonly [string, string])[] | undefined }
+}) => Object.fromEntries(plan.headers.inject ?? [])
+
+void t.test('rule 1: identity headers per principal kind', async (t) => {
+  const gateway = enforcer()
+  const cases = [
+    {
+      name: 'jwt with session and selected claims',
+      principal: jwtUser('alice', ['agents:read', 'my scope'], {
+        sessionId: 's-1',
+        dependencies: { tenant: 'acme' },
+        sessionState: { plan: 'pro' },
+      }),
+      expected: {
+        'X-Auth-User-Id': 'alice',
+        'X-Auth-Kind': 'jwt',
+        'X-Auth-Scopes': '["agents:read","my scope"]',
+        'X-Auth-Session-Id': 's-1',
+        'X-Auth-Dependencies': '{"tenant":"acme"}',
+        'X-Auth-Session-State': '{"plan":"pro"}',
+        'X-User-ID': 'alice',
+      },
+    },
+    {
+      name: 'service account',
+      principal: serviceAccount('bot'),
+      expected: {
+        'X-Auth-User-Id': 'sa:bot',
+        'X-Auth-Kind': 'service_account',
+        'X-Auth-Scopes': '["agents:run"]',
+        'X-Auth-Service-Account': 'bot',
+        'X-User-ID': 'sa:bot',
+      },
+    },
+    { name: 'security key', principal: SECURITY_KEY, expected: { 'X-Auth-Kind': 'security_key' } },
+    {
+      name: 'jwt without sub',
+      principal: jwtUser(null, []),
+      expected: { 'X-Auth-Kind': 'jwt', 'X-Auth-Scopes': '[]' },
+    },
+    { name: 'anonymous', principal: ANONYMOUS, expected: {} },
+  ]
+  for (const { name, principal, expected } of cases) {
+    const plan = await gateway.plan(planInput({ principal, path: '/health' }))
+    t.same(injected(plan), expected, name)
+  }
+})
+
+void t.test(
+  'rule 1: header values are visible ASCII, percent-encoded or \\u-escaped',
+  async (t) => {
+    t.equal(encodeIdHeaderValue('alice@example.com'), 'alice@example.com')
+    t.equal(encodeIdHeaderValue('José Ñ'), 'Jos%C3%A9%20%C3%91')
+    t.equal(encodeIdHeaderValue('a\r\nX-Evil: 1'), 'a%0D%0AX-Evil:%201')
+    t.equal(
+      encodeIdHeaderValue('%C3%A9'),
+      '%25C3%25A9',
+      'a literal % is encoded, so the encoding is reversible',
+    )
+    t.equal(decodeURIComponent(encodeIdHeaderValue('日本 %x')), '日本 %x')
+    t.equal(jsonHeaderValue(['é', 'a\nb', '\u007f']), '["\\u00e9","a\\nb","\\u007f"]')
+    t.same(JSON.parse(jsonHeaderValue({ k: '日本' })), { k: '日本' })
+    const plan = await enforcer().plan(
+      planInput({ principal: jwtUser('ü\u0000', ['s\u00e9']), path: '/health' }),
+    )
+    for (const [, value] of plan.headers.inject ?? []) t.match(value, /^[\x21-\x7e]+$/, value)
+  },
+)
+
+void t.test('rule 1: X-User-ID from clients (attack class 11)', async (t) => {
+  const gateway = enforcer()
+  const withUid = await gateway.plan(
+    planInput({
+      principal: jwtUser('alice'),
+      headers: { 'x-user-id': 'victim', x_user_id: 'victim2' },
+    }),
+  )
+  t.ok(
+    withUid.headers.drop?.has('x-user-id'),
+    'client copies dropped (normalized name covers X_User_Id)',
+  )
+  t.equal(injected(withUid)['X-User-ID'], 'alice')
+
+  const anonymous = await gateway.plan(planInput({ headers: { 'x-user-id': 'user-456' } }))
+  t.notOk(anonymous.headers.drop?.has('x-user-id'), 'anonymous value stays (AgentOS honours it)')
+  t.same(injected(anonymous), {})
+
+  for (const value of ['sa:evil', '__scheduler__', '__oauth__:client', 'alice, sa:evil']) {
+    for (const principal of [ANONYMOUS, SECURITY_KEY]) {
+      for (const name of ['x-user-id', 'x_user_id']) {
+        const error = await refusal(() =>
+          gateway.plan(planInput({ principal, headers: { [name]: value } })),
+        )
+        t.equal(error.status, 403)
+        t.equal(error.detail, 'Client-supplied user_id may not claim a reserved principal')
+      }
+    }
+  }
+  const serviceCaller = await gateway.plan(
+    planInput({ principal: serviceAccount('bot'), headers: { 'x-user-id': 'sa:evil' } }),
+  )
+  t.equal(
+    injected(serviceCaller)['X-User-ID'],
+    'sa:bot',
+    'a caller with a uid is never refused: the value is replaced',
+  )
+})
+
+void t.test(
+  'rule 1: strip_headers are exposed normalized, assertion header included when enabled',
+  async (t) => {
+    const names = enforcer().identityHeaderNames
+    t.same([...names].sort(), [
+      'x-auth-request-email',
+      'x-auth-request-user',
+      'x-forwarded-email',
+      'x-forwarded-groups',
+      'x-forwarded-preferred-username',
+      'x-forwarded-user',
+      'x-remote-user',
+    ])
+    t.same(
+      [
+        ...enforcer({ identity: { strip_headers: ['X_Remote_User', 'X-Tenant'] } })
+          .identityHeaderNames,
+      ],
+      ['x-remote-user', 'x-tenant'],
+    )
+  },
+)
+
+void t.test('rule 2: credentials are dropped unless a JWT is forwarded', async (t) => {
+  const jwt = jwtUser('alice')
+  const cases = [
+    {
+      name: 'default: jwt',
+      sections: {},
+      principal: jwt,
+      dropHeader: true,
+      dropCookie: 'access_token',
+    },
+    {
+      name: 'default: service account',
+      sections: {},
+      principal: serviceAccount('b'),
+      dropHeader: true,
+      dropCookie: 'access_token',
+    },
+    {
+      name: 'default: anonymous',
+      sections: {},
+      principal: ANONYMOUS,
+      dropHeader: true,
+      dropCookie: 'access_token',
+    },
+    {
+      name: 'forward: jwt in header',
+      sections: { identity: { forward_credentials: true } },
+      principal: jwt,
+      dropHeader: false,
+      dropCookie: 'access_token',
+    },
+    {
+      name: 'forward: service token never',
+      sections: { identity: { forward_credentials: true } },
+      principal: serviceAccount('b'),
+      dropHeader: true,
+      dropCookie: 'access_token',
+    },
+    {
+      name: 'forward: security key never',
+      sections: { identity: { forward_credentials: true } },
+      principal: SECURITY_KEY,
+      dropHeader: true,
+      dropCookie: 'access_token',
+    },
+    {
+      name: 'forward: admin jwt',
+      sections: { identity: { forward_credentials: true } },
+      principal: ADMIN,
+      dropHeader: false,
+      dropCookie: 'access_token',
+    },
+    {
+      name: 'forward: jwt from the cookie',
+      sections: {
+        identity: { forward_credentials: true },
+        auth: { token_source: 'cookie', cookie_name: 'jwt' },
+      },
+      principal: jwt,
+      dropHeader: true,
+      dropCookie: undefined,
+    },
+    {
+      name: 'forward, both: no header, so the cookie carried it',
+      sections: { identity: { forward_credentials: true }, auth: { token_source: 'both' } },
+      principal: jwt,
+      dropHeader: true,
+      dropCookie: undefined,
+    },
+  ]
+  for (const { name, sections, principal, dropHeader, dropCookie } of cases) {
+    const plan = await enforcer(sections).plan(planInput({ principal, path: '/sessions' }))
+    t.equal(plan.headers.drop?.has('authorization'), dropHeader, `${name}: header`)
+    t.equal(plan.headers.dropCookie, dropCookie, `${name}: cookie`)
+  }
+  const both = await enforcer({
+    identity: { forward_credentials: true },
+    auth: { token_source: 'both' },
+  }).plan(planInput({ principal: jwt, headers: { authorization: 'Bearer x.y.z' } }))
+  t.notOk(both.headers.drop?.has('authorization'))
+  t.equal(
+    both.headers.dropCookie,
+    'access_token',
+    'both, header given: the cookie is not the credential',
+  )
+  const custom = await enforcer({ auth: { token_header_key: 'X_Api_Token' } }).plan(
+    planInput({ principal: jwt }),
+  )
+  t.ok(custom.headers.drop?.has('x-api-token'), 'the configured header, normalized')
+})
+
+void t.test('nothing costly when nothing is rewritten: the body is not touched', async (t) => {
+  const gateway = enforcer()
+  for (const principal of [ANONYMOUS, ADMIN, jwtUser('alice')]) {
+    const input = planInput({
+      principal,
+      method: 'POST',
+      path: '/agents/a1/knowledge',
+      body: '{"user_id":"x"}',
+      headers: { 'content-type': 'application/json' },
+    })
+    const plan = await gateway.plan(input)
+    t.equal(plan.body, undefined)
+    t.equal(plan.query, undefined)
+    t.equal(plan.rewriteResponse, undefined)
+    t.equal(input.body.readableFlowing, null, 'the stream was never read')
+  }
+})

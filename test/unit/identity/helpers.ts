@@ -1,0 +1,171 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { Readable } from 'node:stream'
+import busboy from 'busboy'
+import { ANONYMOUS, type Principal } from '../../../src/auth/principal.js'
+import { configSchema, type Config } from '../../../src/config/schema.js'
+import { GatewayError } from '../../../src/errors.js'
+import { IdentityEnforcer } from '../../../src/identity/index.js'
+import type { IdentityPlan, PlanInput } from '../../../src/identity/index.js'
+
+export { ANONYMOUS }
+
+/** A full config as the loader would produce it from these sections. */
+export function testConfig(sections: Record<string, unknown> = {}): Config {
+  return configSchema.parse(sections) as Config
+}
+
+export function enforcer(
+  sections: Record<string, unknown> = {},
+  mode: 'jwt' | 'security_key' | 'none' = 'jwt',
+): IdentityEnforcer {
+  return new IdentityEnforcer(testConfig(sections), mode)
+}
+
+export function jwtUser(
+  userId: string | null,
+  scopes: string[] = [],
+  extra: Partial<Principal> = {},
+): Principal {
+  return {
+    kind: 'jwt',
+    authenticated: true,
+    userId,
+    sessionId: null,
+    scopes,
+    authorizationEnabled: true,
+    expiresAt: null,
+    ...extra,
+  }
+}
+
+export const ADMIN = jwtUser('root', ['os:admin'])
+
+export function serviceAccount(name: string, scopes: string[] = ['agents:run']): Principal {
+  return {
+    kind: 'service_account',
+    authenticated: true,
+    userId: `sa:${name}`,
+    sessionId: null,
+    scopes,
+    authorizationEnabled: true,
+    serviceAccount: { id: `id-${name}`, name },
+    expiresAt: null,
+    credentialHash: `hash-${name}`,
+  }
+}
+
+export const SECURITY_KEY: Principal = {
+  kind: 'security_key',
+  authenticated: true,
+  userId: null,
+  sessionId: null,
+  scopes: null,
+  authorizationEnabled: false,
+  expiresAt: null,
+}
+
+export interface RequestSpec {
+  principal?: Principal
+  method?: string
+  path?: string
+  query?: string
+  headers?: IncomingHttpHeaders
+  body?: string | Buffer | Readable
+  accessibleIds?: ReadonlySet<string> | 'all'
+}
+
+/** Content-Length is added for string and Buffer bodies, as a client would send it. */
+export function planInput(spec: RequestSpec): PlanInput {
+  const raw = spec.body
+  const headers: IncomingHttpHeaders = { ...spec.headers }
+  if (
+    raw !== undefined &&
+    !(raw instanceof Readable) &&
+    headers['transfer-encoding'] === undefined
+  ) {
+    headers['content-length'] ??= String(Buffer.byteLength(raw))
+  }
+  const body =
+    raw instanceof Readable ? raw : Readable.from(raw === undefined ? [] : [Buffer.from(raw)])
+  return {
+    principal: spec.principal ?? ANONYMOUS,
+    method: spec.method ?? 'GET',
+    path: spec.path ?? '/',
+    query: spec.query ?? '',
+    headers,
+    body,
+    ...(spec.accessibleIds !== undefined && { accessibleIds: spec.accessibleIds }),
+  }
+}
+
+export async function bodyText(plan: IdentityPlan): Promise<string | undefined> {
+  const body = plan.body?.body
+  if (body === undefined) return undefined
+  return Buffer.isBuffer(body) ? body.toString('latin1') : (await readAll(body)).toString('latin1')
+}
+
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk)
+  return Buffer.concat(chunks)
+}
+
+/** Runs `fn` and returns the GatewayError it throws. */
+export async function refusal(fn: () => Promise<unknown>): Promise<GatewayError> {
+  try {
+    await fn()
+  } catch (error) {
+    if (error instanceof GatewayError) return error
+    throw error
+  }
+  throw new Error('expected a GatewayError, nothing was thrown')
+}
+
+export interface ParsedPart {
+  name: string
+  value?: string
+  filename?: string
+  mimeType?: string
+  data?: Buffer
+}
+
+/** Parses multipart bytes in order, as a second, independent reader of our output. */
+export async function parseMultipart(
+  body: Readable | Buffer,
+  contentType: string,
+): Promise<ParsedPart[]> {
+  const parts: ParsedPart[] = []
+  // latin1: values come back as byte strings, so tests can compare bytes.
+  const parser = busboy({
+    headers: { 'content-type': contentType },
+    preservePath: true,
+    defCharset: 'latin1',
+  })
+  const files: Promise<void>[] = []
+  parser.on('field', (name, value) => parts.push({ name, value }))
+  parser.on('file', (name, stream: Readable, info) => {
+    const part: ParsedPart = { name, filename: info.filename, mimeType: info.mimeType }
+    parts.push(part)
+    files.push(readAll(stream).then((data) => void (part.data = data)))
+  })
+  const finished = new Promise<void>((resolve, reject) => {
+    parser.on('close', resolve)
+    parser.on('error', reject)
+  })
+  ;(Buffer.isBuffer(body) ? Readable.from([body]) : body).pipe(parser)
+  await finished
+  await Promise.all(files)
+  return parts
+}
+
+export function multipartBody(
+  boundary: string,
+  parts: readonly (readonly [string, string])[],
+): string {
+  return (
+    parts.map(([head, value]) => `--${boundary}\r\n${head}\r\n\r\n${value}\r\n`).join('') +
+    `--${boundary}--\r\n`
+  )
+}
+
+export const field = (name: string): string => `Content-Disposition: form-data; name="${name}"`

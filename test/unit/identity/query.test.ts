@@ -1,0 +1,214 @@
+import t from 'tap'
+import {
+  ADMIN,
+  ANONYMOUS,
+  SECURITY_KEY,
+  enforcer,
+  jwtUser,
+  planInput,
+  refusal,
+  serviceAccount,
+} from './helpers.js'
+
+const isolated = () => enforcer({ auth: { user_isolation: true } })
+const alice = jwtUser('alice', ['sessions:read'])
+
+void t.test(
+  'rule 3: a scoped caller gets user_id=<scoped> on every route, others byte for byte',
+  async (t) => {
+    const gateway = isolated()
+    const cases: [string, string, string][] = [
+      ['', '/sessions', 'user_id=alice'],
+      ['type=agent', '/sessions', 'type=agent&user_id=alice'],
+      ['type=agent&user_id=bob', '/sessions', 'type=agent&user_id=alice'],
+      ['user_id=bob&type=agent', '/sessions', 'type=agent&user_id=alice'],
+      [
+        'user%5Fid=bob&user+id=x&user_id&a=%2B+1;user_id=y',
+        '/memories',
+        'user+id=x&a=%2B+1;user_id=y&user_id=alice',
+      ],
+      ['&&a=1&&', '/traces', '&&a=1&&&user_id=alice'],
+      ['q=%E6%97%A5&user_id=a&user_id=b', '/agents/a1/runs/r1', 'q=%E6%97%A5&user_id=alice'],
+    ]
+    for (const [query, path, expected] of cases) {
+      const plan = await gateway.plan(planInput({ principal: alice, path, query }))
+      t.equal(plan.query, expected, `${path}?${query}`)
+    }
+    const encoded = await gateway.plan(
+      planInput({ principal: jwtUser('josé & co'), path: '/sessions' }),
+    )
+    t.equal(encoded.query, 'user_id=jos%C3%A9%20%26%20co')
+  },
+)
+
+void t.test('rule 3: who is scoped (reference 7.1)', async (t) => {
+  const cases = [
+    {
+      name: 'service account, isolation off',
+      gateway: enforcer(),
+      principal: serviceAccount('bot'),
+      query: 'user_id=sa%3Abot',
+    },
+    { name: 'jwt, isolation off (158)', gateway: enforcer(), principal: alice, query: undefined },
+    { name: 'jwt, isolation on', gateway: isolated(), principal: alice, query: 'user_id=alice' },
+    { name: 'admin (154)', gateway: isolated(), principal: ADMIN, query: undefined },
+    {
+      name: 'admin service account',
+      gateway: isolated(),
+      principal: serviceAccount('ops', ['os:admin']),
+      query: undefined,
+    },
+    {
+      name: 'custom admin scope',
+      gateway: enforcer({ auth: { user_isolation: true, admin_scope: 'corp:root' } }),
+      principal: jwtUser('c', ['corp:root']),
+      query: undefined,
+    },
+    {
+      name: 'os:admin is not admin under a custom scope',
+      gateway: enforcer({ auth: { user_isolation: true, admin_scope: 'corp:root' } }),
+      principal: jwtUser('c', ['os:admin']),
+      query: 'user_id=c',
+    },
+    { name: 'security key', gateway: isolated(), principal: SECURITY_KEY, query: undefined },
+    { name: 'anonymous', gateway: isolated(), principal: ANONYMOUS, query: undefined },
+    { name: 'jwt without sub', gateway: isolated(), principal: jwtUser(null), query: undefined },
+  ]
+  for (const { name, gateway, principal, query } of cases) {
+    const plan = await gateway.plan(planInput({ principal, path: '/sessions' }))
+    t.equal(plan.query, query, name)
+  }
+})
+
+void t.test(
+  '152: user-b listing user-a sessions gets its own; 154: an admin filter is honoured',
+  async (t) => {
+    const gateway = isolated()
+    const userB = await gateway.plan(
+      planInput({
+        principal: jwtUser('user-b'),
+        path: '/sessions',
+        query: 'type=agent&user_id=user-a',
+      }),
+    )
+    t.equal(userB.query, 'type=agent&user_id=user-b')
+    const admin = await gateway.plan(
+      planInput({ principal: ADMIN, path: '/sessions', query: 'type=agent&user_id=user-a' }),
+    )
+    t.equal(admin.query, undefined, 'the admin query goes unchanged')
+  },
+)
+
+void t.test('rule 3: fork pins the caller for unscoped callers too (7.2)', async (t) => {
+  const gateway = enforcer()
+  const path = '/agents/a1/sessions/s1/fork'
+  const cases = [
+    { principal: ADMIN, path, query: 'user_id=other&x=1', expected: 'x=1&user_id=root' },
+    { principal: alice, path: '/teams/t1/sessions/s1/fork', query: '', expected: 'user_id=alice' },
+    { principal: ANONYMOUS, path, query: 'user_id=other', expected: undefined },
+    { principal: SECURITY_KEY, path, query: 'user_id=other', expected: undefined },
+    {
+      principal: ADMIN,
+      path: '/workflows/w1/sessions/s1/fork',
+      query: 'user_id=o',
+      expected: undefined,
+    },
+    { principal: ADMIN, path: '/agents/a1/sessions/s1', query: 'user_id=o', expected: undefined },
+  ]
+  for (const { principal, path, query, expected } of cases) {
+    const method = 'POST'
+    t.equal(
+      (await gateway.plan(planInput({ principal, method, path, query }))).query,
+      expected,
+      `${path}?${query}`,
+    )
+  }
+})
+
+void t.test('rule 4: learnings refuse another user for scoped callers (159)', async (t) => {
+  const gateway = isolated()
+  const refusals: [string, string, string][] = [
+    ['GET', '/learnings', 'Cannot list learnings for another user'],
+    ['GET', '/learnings/users', 'Cannot list learning users for another user'],
+    ['POST', '/learnings', 'Cannot create learnings for another user'],
+    ['DELETE', '/learnings/l1', 'Cannot delete learnings for another user'],
+    ['DELETE', '/learnings', 'Cannot delete learnings for another user'],
+  ]
+  for (const [method, path, text] of refusals) {
+    const error = await refusal(() =>
+      gateway.plan(planInput({ principal: alice, method, path, query: 'user_id=zzz' })),
+    )
+    t.equal(error.status, 403, `${method} ${path}`)
+    t.equal(error.detail, text)
+  }
+  const own = await gateway.plan(
+    planInput({ principal: alice, path: '/learnings', query: 'user_id=alice&limit=5' }),
+  )
+  t.equal(own.query, 'limit=5&user_id=alice')
+  const none = await gateway.plan(planInput({ principal: alice, path: '/learnings' }))
+  t.equal(none.query, 'user_id=alice', 'pinned when absent')
+  const admin = await gateway.plan(
+    planInput({ principal: ADMIN, path: '/learnings', query: 'user_id=zzz' }),
+  )
+  t.equal(admin.query, undefined)
+  const jsonBody = await refusal(() =>
+    gateway.plan(
+      planInput({
+        principal: alice,
+        method: 'POST',
+        path: '/learnings',
+        headers: { 'content-type': 'application/json' },
+        body: '{"content":"x","user_id":"zzz"}',
+      }),
+    ),
+  )
+  t.equal(jsonBody.detail, 'Cannot create learnings for another user')
+})
+
+void t.test(
+  'rule 7: scoped cancel/continue/resume need a session_id (156, 157, 138)',
+  async (t) => {
+    const gateway = isolated()
+    for (const family of ['agents', 'teams', 'workflows']) {
+      for (const action of ['cancel', 'continue', 'resume']) {
+        const path = `/${family}/x1/runs/r1/${action}`
+        const error = await refusal(() =>
+          gateway.plan(planInput({ principal: alice, method: 'POST', path })),
+        )
+        t.equal(error.status, 400, path)
+        t.equal(error.detail, 'session_id is required for this action')
+        const empty = await refusal(() =>
+          gateway.plan(planInput({ principal: alice, method: 'POST', path, query: 'session_id=' })),
+        )
+        t.equal(empty.status, 400, `${path}: empty`)
+        const given = await gateway.plan(
+          planInput({ principal: alice, method: 'POST', path, query: 'session_id=s1' }),
+        )
+        t.equal(given.query, 'session_id=s1&user_id=alice')
+      }
+    }
+    const pat = await refusal(() =>
+      enforcer().plan(
+        planInput({
+          principal: serviceAccount('d'),
+          method: 'POST',
+          path: '/agents/a1/runs/r/cancel',
+        }),
+      ),
+    )
+    t.equal(pat.detail, 'session_id is required for this action', '138: PATs are always scoped')
+    const path = '/agents/a1/runs/r/cancel'
+    const admin = await gateway.plan(planInput({ principal: ADMIN, method: 'POST', path }))
+    t.equal(admin.query, undefined, '156: admin passes')
+    const off = await enforcer().plan(planInput({ principal: alice, method: 'POST', path }))
+    t.equal(off.query, undefined, '158: isolation off passes')
+    const claim = await gateway.plan(
+      planInput({
+        principal: jwtUser('alice', [], { sessionId: 's9' }),
+        method: 'POST',
+        path: '/agents/a1/runs/r/continue',
+      }),
+    )
+    t.same(claim.query, 'user_id=alice', 'continue: the JWT session_id claim supplies the session')
+  },
+)

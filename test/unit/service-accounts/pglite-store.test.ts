@@ -1,0 +1,58 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { createLogger } from '../../../src/logger.js'
+import { createServiceAccountStore } from '../../../src/service-accounts/create-store.js'
+import { PgliteSqlClient } from '../../../src/service-accounts/pglite-client.js'
+import type { ServiceAccountStore } from '../../../src/service-accounts/store.js'
+import { runStoreContract } from '../../contract/service-account-store.js'
+import { LogCapture } from '../../helpers/log-capture.js'
+
+const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
+t.teardown(() => rm(root, { recursive: true, force: true }))
+
+// A fresh PGlite directory takes seconds to initialise; copying an initialised one takes little.
+const template = join(root, 'template')
+await (await PgliteSqlClient.open(template)).close()
+
+let databases = 0
+const logger = createLogger({ level: 'warn', destination: new LogCapture() })
+
+runStoreContract(t, async () => {
+  databases += 1
+  const dataDir = join(root, `db-${databases}`)
+  await cp(template, dataDir, { recursive: true })
+  let store: Promise<ServiceAccountStore> | undefined
+  // One PGlite per directory: the "second store" of the contract is the same instance.
+  return {
+    open: () =>
+      (store ??= createServiceAccountStore(
+        {
+          url: null,
+          data_dir: dataDir,
+          pool_max: 1,
+          connect_timeout_ms: 1_000,
+          query_timeout_ms: 1_000,
+        },
+        logger,
+      )),
+  }
+})
+
+void t.test('the data directory is created when missing and keeps its data', async (t) => {
+  const dataDir = join(root, 'nested', 'missing', 'dir')
+  const config = {
+    url: null,
+    data_dir: dataDir,
+    pool_max: 1,
+    connect_timeout_ms: 1_000,
+    query_timeout_ms: 1_000,
+  }
+  const first = await createServiceAccountStore(config, logger)
+  t.same((await first.migrate()).applied, ['001'])
+  await first.close()
+  const again = await createServiceAccountStore(config, logger)
+  t.teardown(() => again.close())
+  t.same((await again.migrate()).applied, [], 'schema kept across restarts')
+})
