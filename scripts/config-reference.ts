@@ -50,7 +50,9 @@ export function renderConfigurationReference(): string {
   parts.push('| Variable | Key |')
   parts.push('|---|---|')
   for (const binding of ENV_BINDINGS) {
-    parts.push(`| \`${binding.env}\` | \`${binding.path.join('.')}\`${binding.kind === 'append' ? ' (appended)' : ''} |`)
+    parts.push(
+      `| \`${binding.env}\` | \`${binding.path.join('.')}\`${binding.kind === 'append' ? ' (appended)' : ''} |`,
+    )
   }
   return `${parts.join('\n')}\n`
 }
@@ -58,7 +60,9 @@ export function renderConfigurationReference(): string {
 function rows(path: string, schema: JsonSchema, envByPath: Map<string, string>): string[] {
   const nested = schema.type === 'object' && schema.properties !== undefined
   if (nested) {
-    return Object.entries(schema.properties ?? {}).flatMap(([key, child]) => rows(`${path}.${key}`, child, envByPath))
+    return Object.entries(schema.properties ?? {}).flatMap(([key, child]) =>
+      rows(`${path}.${key}`, child, envByPath),
+    )
   }
   const env = envByPath.get(path)
   return [
@@ -67,18 +71,23 @@ function rows(path: string, schema: JsonSchema, envByPath: Map<string, string>):
 }
 
 function typeOf(schema: JsonSchema): string {
-  if (schema.enum !== undefined) return schema.enum.map((value) => `\`${String(value)}\``).join(' \\| ')
+  if (schema.enum !== undefined)
+    return schema.enum.map((value) => `\`${String(value)}\``).join(' \\| ')
   if (schema.anyOf !== undefined) {
     const variants = schema.anyOf.map(typeOf)
     if (variants.some((variant) => variant.includes('from_env'))) return 'string (*secret*)'
     return [...new Set(variants)].join(' or ')
   }
-  if (schema.properties?.from_env !== undefined || schema.properties?.from_file !== undefined) return 'from_env/from_file'
+  if (schema.properties?.from_env !== undefined || schema.properties?.from_file !== undefined)
+    return 'from_env/from_file'
   if (schema.type === 'array') return `list of ${typeOf(schema.items ?? {})}`
   if (schema.type === 'object') return 'map'
   if (schema.type === 'null') return 'null'
   if (schema.type === 'integer') {
-    const range = schema.minimum !== undefined && schema.maximum !== undefined && schema.maximum < 1e9 ? ` ${schema.minimum}–${schema.maximum}` : ''
+    const range =
+      schema.minimum !== undefined && schema.maximum !== undefined && schema.maximum < 1e9
+        ? ` ${schema.minimum}–${schema.maximum}`
+        : ''
     return `integer${range}`
   }
   return Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any')

@@ -26,7 +26,10 @@ import { Metrics } from './metrics.js'
 import { Authorizer } from './policy/authorizer.js'
 import { RouteTable } from './policy/route-table.js'
 import { ServiceAccountsApi } from './service-accounts/api/service-accounts-api.js'
-import { startServiceAccounts, type ServiceAccounts } from './service-accounts/start-service-accounts.js'
+import {
+  startServiceAccounts,
+  type ServiceAccounts,
+} from './service-accounts/start-service-accounts.js'
 
 export interface GatewayOptions {
   readonly logger?: Logger
@@ -58,7 +61,10 @@ export interface Gateway {
  * The composition root: the only place that creates the gateway's parts and wires them together.
  * Throws (before anything listens) when a part cannot start: bad keys, an unreachable database.
  */
-export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+export async function createGateway(
+  config: Config,
+  options: GatewayOptions = {},
+): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: config.logging.level })
   const metrics = new Metrics({ collectProcessMetrics: options.collectProcessMetrics ?? true })
   const mode = summarizeAuthMode(config.auth)
@@ -66,9 +72,17 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     logger.warn('no JWT source and no security key: running open, anonymous requests are forwarded')
   }
 
-  const jwt = mode.jwtConfigured ? await JwtVerifier.create(config.auth, { logger, metrics }) : undefined
-  const securityKey = !mode.jwtConfigured && config.auth.security_key !== null ? new SecurityKeyVerifier(config.auth) : undefined
-  const scheduler = config.auth.internal_service_token !== null ? new SchedulerTokenVerifier(config.auth) : undefined
+  const jwt = mode.jwtConfigured
+    ? await JwtVerifier.create(config.auth, { logger, metrics })
+    : undefined
+  const securityKey =
+    !mode.jwtConfigured && config.auth.security_key !== null
+      ? new SecurityKeyVerifier(config.auth)
+      : undefined
+  const scheduler =
+    config.auth.internal_service_token !== null
+      ? new SchedulerTokenVerifier(config.auth)
+      : undefined
   const serviceAccounts = config.service_accounts.enabled
     ? await startServiceAccounts(config, logger, metrics.registry)
     : undefined
@@ -87,6 +101,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     scheduler,
     jwt,
     securityKey,
+    metrics,
   })
   const enforcer = await IdentityEnforcer.create(config, mode)
   const api =
@@ -101,7 +116,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
 
   const trustedProxies = new TrustedProxies(config.server.trusted_proxies)
   const inFlight = new InFlight()
-  const upstream = new UpstreamClient(config.upstream, (kind) => metrics.upstreamErrors.inc({ kind }))
+  const upstream = new UpstreamClient(config.upstream, (kind) =>
+    metrics.upstreamErrors.inc({ kind }),
+  )
   const headerOptions: UpstreamHeaderOptions = {
     identityPrefixes: ['x-auth-'],
     identityNames: enforcer.identityHeaderNames,
@@ -139,15 +156,29 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     {
       name: 'upstream',
       check: async () => {
-        await upstream.fetch({ method: 'GET', path: '/health', headers: ['host', headerOptions.upstreamHost], body: null }, 65_536)
+        await upstream.fetch(
+          {
+            method: 'GET',
+            path: '/health',
+            headers: ['host', headerOptions.upstreamHost],
+            body: null,
+          },
+          65_536,
+        )
       },
     },
   ]
-  if (serviceAccounts !== undefined) readiness.push({ name: 'store', check: () => serviceAccounts.store.ping() })
+  if (serviceAccounts !== undefined)
+    readiness.push({ name: 'store', check: () => serviceAccounts.store.ping() })
   const documents = new Map<string, () => unknown>()
   const signer = enforcer.signer
   if (signer !== undefined) documents.set('/.well-known/jwks.json', () => signer.jwks())
-  const adminServer: Server = createAdminServer({ metrics, readiness, accepting: () => accepting, documents })
+  const adminServer: Server = createAdminServer({
+    metrics,
+    readiness,
+    accepting: () => accepting,
+    documents,
+  })
 
   return {
     config,
@@ -156,10 +187,25 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     serviceAccounts,
     async start() {
       const port = await listen(proxyServer, config.server.port, config.server.host)
-      const adminPort = await listen(adminServer, config.server.admin_port, config.server.admin_host)
-      const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host
-      logger.info({ port, admin_port: adminPort, upstream: config.upstream.url, auth_mode: mode.mode }, 'portcullis listening')
-      return { url: `http://${host}:${port}`, port, adminUrl: `http://${host}:${adminPort}`, adminPort }
+      const adminPort = await listen(
+        adminServer,
+        config.server.admin_port,
+        config.server.admin_host,
+      )
+      const host =
+        config.server.host === '0.0.0.0' || config.server.host === '::'
+          ? '127.0.0.1'
+          : config.server.host
+      logger.info(
+        { port, admin_port: adminPort, upstream: config.upstream.url, auth_mode: mode.mode },
+        'portcullis listening',
+      )
+      return {
+        url: `http://${host}:${port}`,
+        port,
+        adminUrl: `http://${host}:${adminPort}`,
+        adminPort,
+      }
     },
     async reload() {
       const result = await jwt?.reload()
@@ -170,11 +216,20 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       const closing = closeServer(proxyServer)
       proxyServer.closeIdleConnections()
       const drained = await inFlight.drained(config.server.shutdown_grace_ms)
-      if (!drained) logger.warn({ in_flight: inFlight.count }, 'shutdown grace period over; closing connections')
+      if (!drained)
+        logger.warn(
+          { in_flight: inFlight.count },
+          'shutdown grace period over; closing connections',
+        )
       upgrades.closeAll()
       proxyServer.closeAllConnections()
       await closing
-      await Promise.all([upstream.close(), closeServer(adminServer), serviceAccounts?.stop(), jwt?.close()])
+      await Promise.all([
+        upstream.close(),
+        closeServer(adminServer),
+        serviceAccounts?.stop(),
+        jwt?.close(),
+      ])
       logger.info('portcullis stopped')
     },
   }

@@ -1,6 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+]
 
 /**
  * The gateway's own metrics, on its own registry (never the global one, so several gateways can
@@ -76,6 +78,24 @@ export class Metrics {
     name: 'portcullis_jwt_cache_lookups_total',
     help: 'Verified-JWT cache lookups, by result (hit or miss).',
     labelNames: ['result'] as const,
+    registers: [this.registry],
+  })
+
+  readonly authOutcomes = new Counter({
+    name: 'portcullis_auth_outcomes_total',
+    help: 'Authentication and authorization decisions, by credential kind, outcome (allowed, denied) and reason.',
+    labelNames: ['credential', 'outcome', 'reason'] as const,
+    registers: [this.registry],
+  })
+
+  readonly authDuration = new Histogram({
+    name: 'portcullis_auth_duration_seconds',
+    help: 'Time spent authenticating and authorizing a request (the gateway overhead before forwarding), by credential kind.',
+    labelNames: ['credential'] as const,
+    buckets: [
+      0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25,
+      1,
+    ],
     registers: [this.registry],
   })
 

@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks'
 import type { AuthModeSummary } from '../config/auth-mode.js'
-import { GatewayError } from '../errors.js'
+import { GatewayError, toGatewayError } from '../errors.js'
+import type { Metrics } from '../metrics.js'
 import type { Authorization, Authorizer } from '../policy/authorizer.js'
 import { isServiceToken, type Credential } from './credential.js'
 import type { ExcludedRoutes } from './excluded-routes.js'
@@ -33,6 +35,15 @@ export interface AuthPipelineDeps {
   readonly jwt: Verifier | undefined
   /** Present when a security key is configured and no JWT source is. */
   readonly securityKey: Verifier | undefined
+  readonly metrics?: Metrics
+}
+
+/** The credential kind a failure reason belongs to (`jwt.expired` → jwt), for bounded labels. */
+function credentialOf(reason: string): string {
+  const kind = reason.slice(0, reason.indexOf('.'))
+  return kind === 'jwt' || kind === 'service_account' || kind === 'security_key' || kind === 'rbac'
+    ? kind
+    : 'credential'
 }
 
 const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this AgentOS instance'
@@ -67,9 +78,28 @@ export class AuthPipeline {
   async decide(request: InboundRequest, credential?: Credential | null): Promise<AuthDecision> {
     if (this.isPublic(request))
       return { principal: ANONYMOUS, authorization: undefined, public: true }
-    const principal = await this.authenticate(request, credential)
-    const authorization = this.#deps.authorizer.authorize(principal, request.method, request.path)
-    return { principal, authorization, public: false }
+    const metrics = this.#deps.metrics
+    const startedAt = performance.now()
+    let principal: Principal | undefined
+    try {
+      principal = await this.authenticate(request, credential)
+      const authorization = this.#deps.authorizer.authorize(principal, request.method, request.path)
+      metrics?.authOutcomes.inc({ credential: principal.kind, outcome: 'allowed', reason: 'ok' })
+      return { principal, authorization, public: false }
+    } catch (error) {
+      const reason = toGatewayError(error).reason ?? 'internal'
+      metrics?.authOutcomes.inc({
+        credential: principal?.kind ?? credentialOf(reason),
+        outcome: 'denied',
+        reason,
+      })
+      throw error
+    } finally {
+      metrics?.authDuration.observe(
+        { credential: principal?.kind ?? 'none' },
+        (performance.now() - startedAt) / 1000,
+      )
+    }
   }
 
   /** Authentication alone: a Principal, or a GatewayError (401, 429, 503). */

@@ -13,13 +13,22 @@ export interface AuthModeSummary {
 
 type AuthSettings = Pick<
   Config['auth'],
-  'verification_keys' | 'jwks_file' | 'validate' | 'authorization' | 'scope_mappings' | 'security_key'
+  | 'verification_keys'
+  | 'jwks_file'
+  | 'validate'
+  | 'authorization'
+  | 'scope_mappings'
+  | 'security_key'
 >
 
 export function summarizeAuthMode(auth: AuthSettings): AuthModeSummary {
   const jwtConfigured =
     (auth.verification_keys?.length ?? 0) > 0 || auth.jwks_file !== null || !auth.validate
   const authorizationEnabled = auth.authorization ?? auth.scope_mappings !== null
-  const mode: AuthMode = jwtConfigured ? 'jwt' : auth.security_key !== null ? 'security_key' : 'none'
+  const mode: AuthMode = jwtConfigured
+    ? 'jwt'
+    : auth.security_key !== null
+      ? 'security_key'
+      : 'none'
   return { mode, jwtConfigured, authorizationEnabled }
 }

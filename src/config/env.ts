@@ -27,7 +27,10 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
 type Tree = Record<string, unknown>
 
 /** Returns a copy of the raw YAML tree with the environment bindings applied. */
-export function applyEnvironment(raw: Tree, env: Readonly<Record<string, string | undefined>>): Tree {
+export function applyEnvironment(
+  raw: Tree,
+  env: Readonly<Record<string, string | undefined>>,
+): Tree {
   const tree = structuredClone(raw)
   for (const binding of ENV_BINDINGS) {
     const value = env[binding.env]

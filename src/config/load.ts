@@ -11,7 +11,9 @@ export class ConfigError extends Error {
   readonly issues: readonly string[]
 
   constructor(source: string, issues: readonly string[]) {
-    super(`invalid configuration in ${source}:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`)
+    super(
+      `invalid configuration in ${source}:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`,
+    )
     this.name = 'ConfigError'
     this.issues = issues
   }
@@ -46,9 +48,13 @@ export function parseConfig(text: string, source: string, sources: SecretSources
   }
   const tree: unknown = document.toJS() ?? {}
   if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) {
-    throw new ConfigError(source, ['the file must contain a mapping of sections (server:, auth:, …)'])
+    throw new ConfigError(source, [
+      'the file must contain a mapping of sections (server:, auth:, …)',
+    ])
   }
-  const result = configSchema.safeParse(applyEnvironment(tree as Record<string, unknown>, sources.env))
+  const result = configSchema.safeParse(
+    applyEnvironment(tree as Record<string, unknown>, sources.env),
+  )
   if (!result.success) throw new ConfigError(source, result.error.issues.flatMap(describeIssue))
 
   const secretIssues: string[] = []

@@ -1,3 +1,4 @@
+import { mappingKeyProblem } from '../policy/route-template.js'
 import { summarizeAuthMode } from './auth-mode.js'
 import type { Config, RawConfig } from './schema.js'
 import type { SecretSources } from './secrets.js'
@@ -23,14 +24,22 @@ export function checkConfigRules(raw: RawConfig, config: Config, sources: Secret
     )
   }
   if (auth.verify_audience && auth.validate && auth.audience === null && auth.service_id === null) {
-    issues.push('auth.verify_audience: needs auth.audience or auth.service_id to compare the token audience with')
+    issues.push(
+      'auth.verify_audience: needs auth.audience or auth.service_id to compare the token audience with',
+    )
+  }
+  for (const key of Object.keys(auth.scope_mappings ?? {})) {
+    const problem = mappingKeyProblem(key)
+    if (problem !== undefined) issues.push(`auth.scope_mappings["${key}"]: ${problem}`)
   }
   if (raw.auth.jwks_file !== null) {
     const problem = checkJwksFile(raw.auth.jwks_file, sources)
     if (problem !== undefined) issues.push(`auth.jwks_file: ${problem}`)
   }
   if (new URL(config.upstream.url).pathname !== '/') {
-    issues.push('upstream.url: must not have a path; the gateway forwards the canonical request path as is')
+    issues.push(
+      'upstream.url: must not have a path; the gateway forwards the canonical request path as is',
+    )
   }
   if (config.server.port !== 0 && config.server.port === config.server.admin_port) {
     issues.push('server.admin_port: must differ from server.port')
@@ -47,7 +56,11 @@ function checkJwksFile(path: string, sources: SecretSources): string | undefined
   }
   try {
     const parsed: unknown = JSON.parse(text)
-    if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as { keys?: unknown }).keys)) {
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      !Array.isArray((parsed as { keys?: unknown }).keys)
+    ) {
       return `JWKS file ${path} has no "keys" array`
     }
   } catch (error) {

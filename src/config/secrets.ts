@@ -7,7 +7,9 @@ import { z } from 'zod'
  */
 export const secretRefSchema = z.union([
   z.string().min(1),
-  z.strictObject({ from_env: z.string().min(1).describe('Environment variable holding the secret.') }),
+  z.strictObject({
+    from_env: z.string().min(1).describe('Environment variable holding the secret.'),
+  }),
   z.strictObject({ from_file: z.string().min(1).describe('File whose content is the secret.') }),
 ])
 

@@ -29,7 +29,9 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
   app.use(observe(deps))
   app.use(handleErrors({ logger: deps.logger, allowedOrigins: deps.allowedOrigins }))
-  app.use(requestContext({ trustedProxies: deps.trustedProxies, maxHeadersCount: deps.maxHeadersCount }))
+  app.use(
+    requestContext({ trustedProxies: deps.trustedProxies, maxHeadersCount: deps.maxHeadersCount }),
+  )
   for (const stage of deps.stages) app.use(stage)
   app.use(deps.forward)
   return app

@@ -88,7 +88,9 @@ function encodeSegment(segment: string): string {
   let out = ''
   for (const char of segment) {
     if (SAFE_SEGMENT.test(char)) out += char
-    else for (const byte of Buffer.from(char, 'utf8')) out += '%' + byte.toString(16).toUpperCase().padStart(2, '0')
+    else
+      for (const byte of Buffer.from(char, 'utf8'))
+        out += '%' + byte.toString(16).toUpperCase().padStart(2, '0')
   }
   return out
 }

@@ -6,6 +6,8 @@ import { GatewayError } from '../errors.js'
  */
 export function assertHeaderCount(rawHeaders: readonly string[], max: number): void {
   if (rawHeaders.length / 2 > max) {
-    throw new GatewayError('HEADERS_TOO_LARGE', 'Request header fields too large', { reason: 'headers.count' })
+    throw new GatewayError('HEADERS_TOO_LARGE', 'Request header fields too large', {
+      reason: 'headers.count',
+    })
   }
 }

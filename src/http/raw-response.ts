@@ -6,7 +6,11 @@ import { errorBody, type GatewayError } from '../errors.js'
  * Answers on a raw socket (upgrade requests never reach Koa) with the same JSON body as HTTP
  * errors, then closes the socket.
  */
-export function writeRawError(socket: Duplex, error: GatewayError, extraHeaders: Record<string, string> = {}): void {
+export function writeRawError(
+  socket: Duplex,
+  error: GatewayError,
+  extraHeaders: Record<string, string> = {},
+): void {
   writeRawResponse(socket, error.status, JSON.stringify(errorBody(error)), {
     'content-type': 'application/json',
     ...error.headers,

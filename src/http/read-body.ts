@@ -9,7 +9,9 @@ export async function readBoundedBody(stream: Readable, maxBytes: number): Promi
     size += chunk.length
     if (size > maxBytes) {
       stream.resume()
-      throw new GatewayError('PAYLOAD_TOO_LARGE', 'Request body too large', { reason: 'body.too_large' })
+      throw new GatewayError('PAYLOAD_TOO_LARGE', 'Request body too large', {
+        reason: 'body.too_large',
+      })
     }
     chunks.push(chunk)
   }

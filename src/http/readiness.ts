@@ -32,5 +32,8 @@ export async function evaluateReadiness(
       }
     }),
   )
-  return { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) }
+  return {
+    ready: results.every(([, result]) => result === 'ok'),
+    checks: Object.fromEntries(results),
+  }
 }

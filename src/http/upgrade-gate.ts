@@ -43,10 +43,15 @@ export function createUpgradeGate(deps: {
   now?: () => number
 }) {
   const now = deps.now ?? Date.now
-  return async function upgradeGate(inbound: InboundRequest, target: CanonicalTarget, req: IncomingMessage): Promise<UpgradeAdmission> {
+  return async function upgradeGate(
+    inbound: InboundRequest,
+    target: CanonicalTarget,
+    req: IncomingMessage,
+  ): Promise<UpgradeAdmission> {
     const offered = offeredProtocols(inbound)
     const fromSubprotocol = subprotocolCredential(offered)
-    const credential = extractCredential(inbound, deps.credentials) ?? fromSubprotocol.credential ?? null
+    const credential =
+      extractCredential(inbound, deps.credentials) ?? fromSubprotocol.credential ?? null
     const decision = await deps.pipeline.decide(inbound, credential)
     const plan = await deps.enforcer.plan({
       principal: decision.principal,
@@ -72,7 +77,10 @@ export function createUpgradeGate(deps: {
 function closeAtExpiry(client: WebSocket, principal: Principal, now: () => number): void {
   if (principal.expiresAt === null) return
   const remaining = principal.expiresAt * 1000 - now()
-  const timer = setTimeout(() => client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential expired'), Math.max(0, remaining))
+  const timer = setTimeout(
+    () => client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential expired'),
+    Math.max(0, remaining),
+  )
   timer.unref()
   client.once('close', () => clearTimeout(timer))
 }

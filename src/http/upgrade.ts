@@ -11,7 +11,11 @@ import { normalizeAddress, resolveClientAddress, type TrustedProxies } from './c
 import { assertHeaderCount } from './header-limits.js'
 import { writeRawError, writeRawResponse } from './raw-response.js'
 import { chooseRequestId } from './request-id.js'
-import { buildUpstreamHeaders, type HeaderAdjustments, type UpstreamHeaderOptions } from './upstream-headers.js'
+import {
+  buildUpstreamHeaders,
+  type HeaderAdjustments,
+  type UpstreamHeaderOptions,
+} from './upstream-headers.js'
 import { relayWebSockets } from './websocket-relay.js'
 
 /** What the auth hook decides for an upgrade it lets through. */
@@ -28,10 +32,19 @@ export interface UpgradeAdmission {
 }
 
 /** Authenticates and authorizes an upgrade; throws a GatewayError to refuse it on the raw socket. */
-export type UpgradeGate = (inbound: InboundRequest, target: CanonicalTarget, req: IncomingMessage) => Promise<UpgradeAdmission>
+export type UpgradeGate = (
+  inbound: InboundRequest,
+  target: CanonicalTarget,
+  req: IncomingMessage,
+) => Promise<UpgradeAdmission>
 
 /** An upgrade the gateway terminates itself (the workflow WebSocket protocol, for instance). */
-export type LocalUpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, inbound: InboundRequest) => void
+export type LocalUpgradeHandler = (
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  inbound: InboundRequest,
+) => void
 
 export interface UpgradeDeps {
   readonly config: Config
@@ -85,7 +98,9 @@ export class UpgradeHandler {
 
   handle = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy())
-    this.#handle(req, socket, head).catch((error: unknown) => this.#refuse(req, socket, toGatewayError(error)))
+    this.#handle(req, socket, head).catch((error: unknown) =>
+      this.#refuse(req, socket, toGatewayError(error)),
+    )
   }
 
   /** Closes every relayed connection with 1001 (going away), for shutdown. */
@@ -94,7 +109,13 @@ export class UpgradeHandler {
   }
 
   /** Accepts a handshake for a locally terminated endpoint and tracks it for shutdown. */
-  acceptLocal(req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string | undefined, onOpen: (client: WebSocket) => void): void {
+  acceptLocal(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    protocol: string | undefined,
+    onOpen: (client: WebSocket) => void,
+  ): void {
     if (protocol !== undefined) this.#selected.set(req, protocol)
     this.#server.handleUpgrade(req, socket, head, (client) => {
       this.#track(client)
@@ -179,7 +200,13 @@ export class UpgradeHandler {
   #refuse(req: IncomingMessage, socket: Duplex, error: GatewayError): void {
     this.#deps.metrics.websocketUpgrades.inc({ outcome: String(error.status) })
     this.#deps.logger.info(
-      { method: req.method, path: (req.url ?? '').split('?')[0]?.slice(0, 256), status: error.status, reason: error.reason ?? error.code.toLowerCase(), upgrade: 'websocket' },
+      {
+        method: req.method,
+        path: (req.url ?? '').split('?')[0]?.slice(0, 256),
+        status: error.status,
+        reason: error.reason ?? error.code.toLowerCase(),
+        upgrade: 'websocket',
+      },
       'upgrade refused',
     )
     writeRawError(socket, error)
@@ -190,12 +217,22 @@ function assertWebSocketUpgrade(req: IncomingMessage): void {
   const upgrade = req.headers.upgrade?.toLowerCase()
   // `Upgrade: h2c` and other protocols are never tunnelled (request smuggling through upgrades).
   if (upgrade !== 'websocket') {
-    throw new GatewayError('UNSUPPORTED_UPGRADE', 'Unsupported upgrade: only WebSocket upgrades are accepted', {
-      reason: 'upgrade.protocol',
-    })
+    throw new GatewayError(
+      'UNSUPPORTED_UPGRADE',
+      'Unsupported upgrade: only WebSocket upgrades are accepted',
+      {
+        reason: 'upgrade.protocol',
+      },
+    )
   }
-  if (req.method !== 'GET' || req.headers['sec-websocket-key'] === undefined || req.headers['sec-websocket-version'] !== '13') {
-    throw new GatewayError('UNSUPPORTED_UPGRADE', 'Invalid WebSocket handshake', { reason: 'upgrade.handshake' })
+  if (
+    req.method !== 'GET' ||
+    req.headers['sec-websocket-key'] === undefined ||
+    req.headers['sec-websocket-version'] !== '13'
+  ) {
+    throw new GatewayError('UNSUPPORTED_UPGRADE', 'Invalid WebSocket handshake', {
+      reason: 'upgrade.handshake',
+    })
   }
 }
 
@@ -207,14 +244,22 @@ type ConnectOutcome =
 function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
   return new Promise((resolve) => {
     upstream.once('open', () => resolve({ kind: 'open' }))
-    upstream.once('unexpected-response', (_request, response) => resolve({ kind: 'refused', response }))
+    upstream.once('unexpected-response', (_request, response) =>
+      resolve({ kind: 'refused', response }),
+    )
     upstream.once('error', (error: Error) => {
       const timedOut = /timed out/i.test(error.message)
       resolve({
         kind: 'failed',
         error: timedOut
-          ? new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', { cause: error, reason: 'upstream.timeout' })
-          : new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', { cause: error, reason: 'upstream.unavailable' }),
+          ? new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
+              cause: error,
+              reason: 'upstream.timeout',
+            })
+          : new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
+              cause: error,
+              reason: 'upstream.unavailable',
+            }),
       })
     })
   })
@@ -226,7 +271,9 @@ function relayRefusal(socket: Duplex, response: IncomingMessage): void {
   let size = 0
   const finish = (): void => {
     const contentType = response.headers['content-type'] ?? 'application/json'
-    writeRawResponse(socket, response.statusCode ?? 502, Buffer.concat(chunks), { 'content-type': contentType })
+    writeRawResponse(socket, response.statusCode ?? 502, Buffer.concat(chunks), {
+      'content-type': contentType,
+    })
     response.destroy()
   }
   response.on('data', (chunk: Buffer) => {
@@ -245,7 +292,8 @@ function toHeaderObject(flat: readonly string[]): Record<string, string> {
     if (name.startsWith('sec-websocket-')) continue
     const value = flat[index + 1] as string
     const current = headers[name]
-    headers[name] = current === undefined ? value : `${current}${name === 'cookie' ? '; ' : ', '}${value}`
+    headers[name] =
+      current === undefined ? value : `${current}${name === 'cookie' ? '; ' : ', '}${value}`
   }
   return headers
 }

@@ -32,7 +32,10 @@ export class UpstreamClient {
   readonly #bodyTimeout: number
   readonly #onFailure: (kind: UpstreamFailureKind) => void
 
-  constructor(config: Config['upstream'], onFailure: (kind: UpstreamFailureKind) => void = () => {}) {
+  constructor(
+    config: Config['upstream'],
+    onFailure: (kind: UpstreamFailureKind) => void = () => {},
+  ) {
     this.#pool = new Pool(new URL(config.url).origin, {
       connections: config.max_connections,
       pipelining: 1,
@@ -82,6 +85,8 @@ export class UpstreamClient {
         if (!res.writableEnded) res.destroy()
         return
       }
+      // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
+      if (error instanceof GatewayError) throw error
       throw this.#failure(error)
     } finally {
       abort.dispose()
@@ -111,7 +116,11 @@ export class UpstreamClient {
         }
         chunks.push(chunk)
       }
-      return { status: response.statusCode, headers: responseHeaders(response.headers), body: Buffer.concat(chunks) }
+      return {
+        status: response.statusCode,
+        headers: responseHeaders(response.headers),
+        body: Buffer.concat(chunks),
+      }
     } catch (error) {
       if (error instanceof GatewayError) throw error
       throw this.#failure(error)
@@ -126,9 +135,15 @@ export class UpstreamClient {
     const kind = classifyFailure(error)
     this.#onFailure(kind)
     if (kind === 'timeout') {
-      return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', { cause: error, reason: 'upstream.timeout' })
+      return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
+        cause: error,
+        reason: 'upstream.timeout',
+      })
     }
-    return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', { cause: error, reason: `upstream.${kind}` })
+    return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
+      cause: error,
+      reason: `upstream.${kind}`,
+    })
   }
 }
 
@@ -141,7 +156,12 @@ export function classifyFailure(error: unknown): UpstreamFailureKind {
     return 'timeout'
   }
   const code = (error as { code?: string } | null)?.code
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EHOSTUNREACH'
+  ) {
     return 'refused'
   }
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset'
@@ -149,7 +169,9 @@ export function classifyFailure(error: unknown): UpstreamFailureKind {
 }
 
 /** Response headers without hop-by-hop fields (and those the upstream listed in `Connection`). */
-function responseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+function responseHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
   const listed = connectionListed(headers.connection)
   const out: Record<string, string | string[]> = {}
   for (const name in headers) {

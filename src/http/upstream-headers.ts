@@ -15,7 +15,14 @@ export const FORWARDED_PATH_HEADERS: readonly string[] = [
   'x-envoy-original-path',
 ]
 
-const REBUILT = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded', 'x-request-id'])
+const REBUILT = new Set([
+  'host',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'forwarded',
+  'x-request-id',
+])
 
 // undici refuses `expect`; Node has already answered `100-continue` to the client.
 const NEVER_FORWARDED = new Set([...HOP_BY_HOP, ...FORWARDED_PATH_HEADERS, 'expect'])
@@ -76,10 +83,12 @@ export function buildUpstreamHeaders(
     const value = rawHeaders[index + 1] as string
     if (lower === 'connection') listed = mergeListed(listed, connectionListed(value))
     else if (lower === 'host') host ??= value
-    else if (lower === 'x-forwarded-for') forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`
+    else if (lower === 'x-forwarded-for')
+      forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`
     else if (lower === 'x-forwarded-proto') forwardedProto ??= value
     else if (lower === 'x-forwarded-host') forwardedHost ??= value
-    else if (lower === 'forwarded') forwarded = forwarded === undefined ? value : `${forwarded}, ${value}`
+    else if (lower === 'forwarded')
+      forwarded = forwarded === undefined ? value : `${forwarded}, ${value}`
   }
 
   const out: string[] = []
@@ -101,10 +110,17 @@ export function buildUpstreamHeaders(
 
   const trusted = facts.peerTrusted
   out.push('host', options.preserveHost && host !== undefined ? host : options.upstreamHost)
-  out.push('x-forwarded-for', trusted && forwardedFor !== undefined ? `${forwardedFor}, ${facts.peer}` : facts.peer)
+  out.push(
+    'x-forwarded-for',
+    trusted && forwardedFor !== undefined ? `${forwardedFor}, ${facts.peer}` : facts.peer,
+  )
   out.push(
     'x-forwarded-proto',
-    trusted && forwardedProto !== undefined ? firstValue(forwardedProto) : facts.encrypted ? 'https' : 'http',
+    trusted && forwardedProto !== undefined
+      ? firstValue(forwardedProto)
+      : facts.encrypted
+        ? 'https'
+        : 'http',
   )
   const originalHost = trusted && forwardedHost !== undefined ? firstValue(forwardedHost) : host
   if (originalHost !== undefined) out.push('x-forwarded-host', originalHost)
@@ -122,7 +138,10 @@ export function isIdentityName(normalized: string, options: UpstreamHeaderOption
   return false
 }
 
-function mergeListed(into: Set<string> | undefined, more: Set<string> | undefined): Set<string> | undefined {
+function mergeListed(
+  into: Set<string> | undefined,
+  more: Set<string> | undefined,
+): Set<string> | undefined {
   if (more === undefined) return into
   if (into === undefined) return more
   for (const name of more) into.add(name)

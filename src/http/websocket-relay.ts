@@ -4,7 +4,10 @@ const HIGH_WATER = 4 * 1024 * 1024
 
 /** Close codes an endpoint may put on the wire (RFC 6455 §7.4); others are local-only. */
 export function isSendableCloseCode(code: number): boolean {
-  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999)
+  return (
+    (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) ||
+    (code >= 3000 && code <= 4999)
+  )
 }
 
 /** Closes `peer` the way its counterpart closed: same code and reason where the code may be sent. */
@@ -28,7 +31,11 @@ function forward(from: WebSocket, to: WebSocket): void {
 }
 
 /** Relays frames both ways, text staying text and binary binary, and propagates closes and errors. */
-export function relayWebSockets(client: WebSocket, upstream: WebSocket, onClosed: () => void): void {
+export function relayWebSockets(
+  client: WebSocket,
+  upstream: WebSocket,
+  onClosed: () => void,
+): void {
   forward(client, upstream)
   forward(upstream, client)
   let closed = false

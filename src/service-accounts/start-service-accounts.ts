@@ -14,13 +14,22 @@ export interface ServiceAccounts {
 }
 
 /** Opens the store, applies migrations and subscribes the verifier to revocations of every replica. */
-export async function startServiceAccounts(config: Config, logger: Logger, registry: Registry): Promise<ServiceAccounts> {
+export async function startServiceAccounts(
+  config: Config,
+  logger: Logger,
+  registry: Registry,
+): Promise<ServiceAccounts> {
   const metrics = createServiceAccountMetrics(registry)
   const store = await createServiceAccountStore(config.database, logger, metrics)
   try {
     const { applied } = await store.migrate()
     if (applied.length > 0) logger.info({ migrations: applied }, 'service-account store migrated')
-    const verifier = new ServiceAccountVerifier({ store, config: config.service_accounts, logger, metrics })
+    const verifier = new ServiceAccountVerifier({
+      store,
+      config: config.service_accounts,
+      logger,
+      metrics,
+    })
     await verifier.start()
     return {
       store,

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import { Child } from './child-process.js'
 import type { Teardown } from './gateway.js'
+import { waitFor } from './wait.js'
 
 /**
  * A TCP port whose connection attempts hang: a child process listens with a backlog of 1 and then
@@ -17,24 +18,19 @@ server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
 })`,
   ])
   const port = Number(await child.line((line) => /^\d+$/.test(line), 'the blackhole to listen'))
-  // Fill the accept queue: connect until an attempt stays pending.
+  // Fill the accept queue (backlog + 1 connections complete in the kernel); the attempts beyond
+  // it stay pending, and so will the gateway's.
   const sockets: Socket[] = []
   t.teardown(() => sockets.forEach((socket) => socket.destroy()))
-  for (let attempt = 0; attempt < 16; attempt++) {
+  let connected = 0
+  for (let attempt = 0; attempt < 6; attempt++) {
     const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => connected++)
+    socket.on('error', () => undefined)
     sockets.push(socket)
-    const connected = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 300)
-      socket.once('connect', () => {
-        clearTimeout(timer)
-        resolve(true)
-      })
-      socket.once('error', () => {
-        clearTimeout(timer)
-        resolve(true)
-      })
-    })
-    if (!connected) return { port, url: `http://127.0.0.1:${port}` }
   }
-  throw new Error('could not fill the accept queue of the blackhole listener')
+  await waitFor(() => connected >= 2, 'the accept queue of the blackhole to fill')
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  if (connected === sockets.length) throw new Error('the blackhole accepted every connection')
+  return { port, url: `http://127.0.0.1:${port}` }
 }

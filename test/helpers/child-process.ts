@@ -63,7 +63,7 @@ export class Child {
   }
 
   /** Resolves with the exit code and signal, or rejects after `timeoutMs`. */
-  exit(timeoutMs = 20_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  exit(timeoutMs = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     return within(this.#exit, 'the child process to exit', timeoutMs)
   }
 
@@ -90,7 +90,7 @@ export class Child {
   }
 
   /** Writes one command line to stdin and resolves with the next JSON line on stdout. */
-  async command(command: string, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+  async command(command: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
     const from = this.stdout.length
     this.process.stdin?.write(`${command}\n`)
     const line = await this.line(() => true, `a reply to ${command}`, timeoutMs, from)

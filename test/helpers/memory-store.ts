@@ -1,5 +1,8 @@
 import { MIGRATIONS } from '../../src/service-accounts/migrations/index.js'
-import { NameConflictError, StoreUnavailableError } from '../../src/service-accounts/store-errors.js'
+import {
+  NameConflictError,
+  StoreUnavailableError,
+} from '../../src/service-accounts/store-errors.js'
 import type {
   ListQuery,
   ListResult,

@@ -36,3 +36,28 @@ export function metricValue(
     throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`)
   return found[0]?.value
 }
+
+/**
+ * The gateway's metrics once `portcullis_http_requests_total` adds up to `requests`: a request is
+ * counted just after its last byte is sent, so a client can be a moment ahead of the registry.
+ */
+export async function settledMetrics(
+  gateway: { metrics(): Promise<string> },
+  requests: number,
+  timeoutMs = 10_000,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const text = await gateway.metrics()
+    const total = parseMetrics(text)
+      .filter((sample) => sample.name === 'portcullis_http_requests_total')
+      .reduce((sum, sample) => sum + sample.value, 0)
+    if (total === requests) return text
+    if (Date.now() > deadline) {
+      throw new Error(
+        `portcullis_http_requests_total is ${total}, not ${requests}, after ${timeoutMs} ms`,
+      )
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

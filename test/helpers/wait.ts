@@ -4,7 +4,7 @@
 export async function waitFor(
   condition: () => boolean,
   what: string,
-  timeoutMs = 5_000,
+  timeoutMs = 10_000,
   intervalMs = 10,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -16,7 +16,7 @@ export async function waitFor(
 }
 
 /** Resolves or rejects like `promise`, or rejects after `timeoutMs` naming `what`. */
-export async function within<T>(promise: Promise<T>, what: string, timeoutMs = 5_000): Promise<T> {
+export async function within<T>(promise: Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
     return await Promise.race([

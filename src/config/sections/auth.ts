@@ -35,13 +35,18 @@ export const authSchema = z
       .min(1)
       .nullable()
       .default(null)
-      .describe('Path to a local JWKS file; keys are selected by the token header `kid`. Reloaded on change and on SIGHUP.'),
+      .describe(
+        'Path to a local JWKS file; keys are selected by the token header `kid`. Reloaded on change and on SIGHUP.',
+      ),
     jwks_reload_cooldown_seconds: z
       .number()
       .min(0)
       .default(30)
       .describe('An unknown `kid` re-reads the JWKS file at most once per this many seconds.'),
-    jwks_watch: z.boolean().default(true).describe('Watch the JWKS file and reload it when it changes.'),
+    jwks_watch: z
+      .boolean()
+      .default(true)
+      .describe('Watch the JWKS file and reload it when it changes.'),
     algorithm: z
       .enum(JWT_ALGORITHMS)
       .default('RS256')
@@ -63,14 +68,18 @@ export const authSchema = z
       .enum(['header', 'cookie', 'both', 'HEADER', 'COOKIE', 'BOTH'])
       .default('header')
       .transform((value) => value.toLowerCase() as 'header' | 'cookie' | 'both')
-      .describe('Where the JWT is read: header, cookie, or both (header first, cookie as fallback).'),
+      .describe(
+        'Where the JWT is read: header, cookie, or both (header first, cookie as fallback).',
+      ),
     token_header_key: z
       .string()
       .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name')
       .default('Authorization')
       .describe('Header carrying the credential.'),
     cookie_name: z.string().min(1).default('access_token').describe('Cookie carrying the JWT.'),
-    scopes_claim: claimName.default('scopes').describe('Claim holding the scopes (a list, or one string).'),
+    scopes_claim: claimName
+      .default('scopes')
+      .describe('Claim holding the scopes (a list, or one string).'),
     user_id_claim: claimName.default('sub').describe('Claim holding the user id.'),
     session_id_claim: claimName.default('session_id').describe('Claim holding the session id.'),
     audience_claim: claimName.default('aud').describe('Claim holding the audience.'),
@@ -111,19 +120,29 @@ export const authSchema = z
       .describe(
         'Routes that bypass authentication entirely. Unset: /, /health, /info, /docs, /redoc, /openapi.json, /docs/oauth2-redirect. A list replaces the defaults.',
       ),
-    admin_scope: z.string().min(1).default('os:admin').describe('Scope granting full admin access.'),
+    admin_scope: z
+      .string()
+      .min(1)
+      .default('os:admin')
+      .describe('Scope granting full admin access.'),
     user_isolation: z
       .boolean()
       .default(false)
-      .describe("Pin non-admin JWT callers' user_id to their own. Service accounts are always pinned."),
+      .describe(
+        "Pin non-admin JWT callers' user_id to their own. Service accounts are always pinned.",
+      ),
     deny_unmapped_routes: z
       .boolean()
       .default(false)
-      .describe('Refuse (403) authenticated requests to routes with no scope mapping, instead of allowing them.'),
+      .describe(
+        'Refuse (403) authenticated requests to routes with no scope mapping, instead of allowing them.',
+      ),
     security_key: secretRefSchema
       .nullable()
       .default(null)
-      .describe('Static OS security key (OS_SECURITY_KEY); used only when no JWT source is configured.'),
+      .describe(
+        'Static OS security key (OS_SECURITY_KEY); used only when no JWT source is configured.',
+      ),
     internal_service_token: secretRefSchema
       .nullable()
       .default(null)

@@ -83,7 +83,9 @@ export const serverSchema = z
       .int()
       .min(0)
       .default(10_000)
-      .describe('On SIGTERM/SIGINT, how long in-flight requests may take to finish before sockets are closed.'),
+      .describe(
+        'On SIGTERM/SIGINT, how long in-flight requests may take to finish before sockets are closed.',
+      ),
   })
   .prefault({})
 
@@ -104,7 +106,9 @@ export const upstreamSchema = z
       .int()
       .positive()
       .default(300_000)
-      .describe('Time the upstream has to start its response (→ 504). Non-streamed agent runs can take minutes.'),
+      .describe(
+        'Time the upstream has to start its response (→ 504). Non-streamed agent runs can take minutes.',
+      ),
     idle_timeout_ms: z
       .number()
       .int()

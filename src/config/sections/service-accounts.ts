@@ -50,7 +50,9 @@ export const databaseSchema = z
     url: secretRefSchema
       .nullable()
       .default(null)
-      .describe('PostgreSQL URL (DATABASE_URL). Unset: the embedded PostgreSQL (PGlite) in data_dir.'),
+      .describe(
+        'PostgreSQL URL (DATABASE_URL). Unset: the embedded PostgreSQL (PGlite) in data_dir.',
+      ),
     data_dir: z
       .string()
       .min(1)

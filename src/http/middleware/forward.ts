@@ -8,7 +8,11 @@ import type { GatewayContext } from '../state.js'
 const BUFFERED_RESPONSE_LIMIT = 16 * 1024 * 1024
 
 /** The end of the chain: sends the canonical request upstream and streams the answer back. */
-export function forward(deps: { upstream: UpstreamClient; headerOptions: UpstreamHeaderOptions; metrics: Metrics }) {
+export function forward(deps: {
+  upstream: UpstreamClient
+  headerOptions: UpstreamHeaderOptions
+  metrics: Metrics
+}) {
   const { upstream, headerOptions, metrics } = deps
   return async function forwardMiddleware(ctx: GatewayContext, _next: Next): Promise<void> {
     const state = ctx.state
@@ -16,7 +20,12 @@ export function forward(deps: { upstream: UpstreamClient; headerOptions: Upstrea
     const headers = buildUpstreamHeaders(
       req.rawHeaders,
       headerOptions,
-      { peer: state.peer, peerTrusted: state.peerTrusted, encrypted: false, requestId: state.requestId },
+      {
+        peer: state.peer,
+        peerTrusted: state.peerTrusted,
+        encrypted: false,
+        requestId: state.requestId,
+      },
       state.upstreamHeaders,
     )
     const query = state.upstreamQuery ?? state.target.query
@@ -54,7 +63,11 @@ function hasBody(headers: GatewayContext['req']['headers']): boolean {
 }
 
 /** A rewritten body has a new length (known for a Buffer, chunked for a stream) and maybe a new type. */
-function replaceBodyHeaders(headers: string[], body: Buffer | NodeJS.ReadableStream, contentType?: string): void {
+function replaceBodyHeaders(
+  headers: string[],
+  body: Buffer | NodeJS.ReadableStream,
+  contentType?: string,
+): void {
   for (let index = headers.length - 2; index >= 0; index -= 2) {
     const name = (headers[index] as string).toLowerCase()
     if (name === 'content-length' || (contentType !== undefined && name === 'content-type')) {

@@ -6,7 +6,12 @@ import type { InFlight } from '../in-flight.js'
 import type { GatewayContext } from '../state.js'
 
 /** Access log, request metrics and the in-flight count (which graceful shutdown waits on). */
-export function observe(deps: { logger: Logger; metrics: Metrics; inFlight: InFlight; accessLog: boolean }) {
+export function observe(deps: {
+  logger: Logger
+  metrics: Metrics
+  inFlight: InFlight
+  accessLog: boolean
+}) {
   const { logger, metrics, inFlight } = deps
   return async function observeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const startedAt = performance.now()

@@ -1,21 +1,30 @@
 import type { Next } from 'koa'
 import { GatewayError } from '../../errors.js'
-import type { ServiceAccountsApi, ApiResponse } from '../../service-accounts/api/service-accounts-api.js'
+import type {
+  ServiceAccountsApi,
+  ApiResponse,
+} from '../../service-accounts/api/service-accounts-api.js'
 import { issues } from '../../service-accounts/api/pydantic-issues.js'
 import { readBoundedBody } from '../read-body.js'
 import type { GatewayContext } from '../state.js'
 
 const BASE = '/service-accounts'
-const NOT_AVAILABLE = 'Service Accounts not available: pass a `db` to AgentOS to enable this feature.'
+const NOT_AVAILABLE =
+  'Service Accounts not available: pass a `db` to AgentOS to enable this feature.'
 
 /** `/service-accounts` is answered here and never forwarded to the upstream. */
-export function serviceAccountsRoute(deps: { api: ServiceAccountsApi | undefined; maxBodyBytes: number }) {
+export function serviceAccountsRoute(deps: {
+  api: ServiceAccountsApi | undefined
+  maxBodyBytes: number
+}) {
   return async function serviceAccountsMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const path = ctx.state.target.path
     if (path !== BASE && !path.startsWith(`${BASE}/`)) return next()
     ctx.state.route = path === BASE ? BASE : `${BASE}/{id}`
     if (deps.api === undefined) {
-      throw new GatewayError('STORE_UNAVAILABLE', NOT_AVAILABLE, { reason: 'service_accounts.disabled' })
+      throw new GatewayError('STORE_UNAVAILABLE', NOT_AVAILABLE, {
+        reason: 'service_accounts.disabled',
+      })
     }
     const response = await dispatch(ctx, deps.api, deps.maxBodyBytes, path)
     ctx.status = response.status
@@ -23,36 +32,51 @@ export function serviceAccountsRoute(deps: { api: ServiceAccountsApi | undefined
   }
 }
 
-async function dispatch(ctx: GatewayContext, api: ServiceAccountsApi, maxBodyBytes: number, path: string): Promise<ApiResponse> {
+async function dispatch(
+  ctx: GatewayContext,
+  api: ServiceAccountsApi,
+  maxBodyBytes: number,
+  path: string,
+): Promise<ApiResponse> {
   const principal = ctx.state.principal
   if (path === BASE) {
     if (ctx.method === 'POST') return api.mint(principal, await jsonBody(ctx, maxBodyBytes))
-    if (ctx.method === 'GET') return api.list(principal, new URLSearchParams(ctx.state.target.query))
+    if (ctx.method === 'GET')
+      return api.list(principal, new URLSearchParams(ctx.state.target.query))
     throw methodNotAllowed()
   }
   const id = path.slice(BASE.length + 1)
-  if (id.includes('/')) throw new GatewayError('NOT_FOUND', 'Not Found', { reason: 'service_accounts.route' })
+  if (id.includes('/'))
+    throw new GatewayError('NOT_FOUND', 'Not Found', { reason: 'service_accounts.route' })
   if (ctx.method === 'DELETE') return api.revoke(principal, id)
   throw methodNotAllowed()
 }
 
 function methodNotAllowed(): GatewayError {
-  return new GatewayError('METHOD_NOT_ALLOWED', 'Method Not Allowed', { reason: 'service_accounts.method' })
+  return new GatewayError('METHOD_NOT_ALLOWED', 'Method Not Allowed', {
+    reason: 'service_accounts.method',
+  })
 }
 
 /** The body as FastAPI reads a JSON model: absent → 422 missing, unparsable → 422 json_invalid. */
 async function jsonBody(ctx: GatewayContext, maxBodyBytes: number): Promise<unknown> {
   const raw = await readBoundedBody(ctx.req, maxBodyBytes)
   if (raw.length === 0) {
-    throw new GatewayError('VALIDATION_FAILED', [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }], {
-      reason: 'service_accounts.validation',
-    })
+    throw new GatewayError(
+      'VALIDATION_FAILED',
+      [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+      {
+        reason: 'service_accounts.validation',
+      },
+    )
   }
   try {
     return JSON.parse(raw.toString('utf8')) as unknown
   } catch (error) {
     const message = (error as Error).message
     const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0)
-    throw new GatewayError('VALIDATION_FAILED', [issues.jsonInvalid(position, message)], { reason: 'service_accounts.validation' })
+    throw new GatewayError('VALIDATION_FAILED', [issues.jsonInvalid(position, message)], {
+      reason: 'service_accounts.validation',
+    })
   }
 }

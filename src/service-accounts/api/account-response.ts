@@ -4,7 +4,14 @@ import type { ServiceAccountRecord } from '../store.js'
 /** AgentOS's ScopeSchema item: the scope as requested plus its display split (reference 3.1). */
 export function scopeResponse(raw: string): Record<string, unknown> {
   const parts = splitScope(raw)
-  return { id: null, raw, namespace: parts.namespace, sub_namespace: parts.sub_namespace, permission: parts.permission, value: 'allow' }
+  return {
+    id: null,
+    raw,
+    namespace: parts.namespace,
+    sub_namespace: parts.sub_namespace,
+    permission: parts.permission,
+    value: 'allow',
+  }
 }
 
 /** An account as list and mint show it, keys in AgentOS's order; never the hash. */

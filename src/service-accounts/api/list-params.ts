@@ -10,7 +10,9 @@ const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
 
 /** `GET /service-accounts` query parameters (reference 3.2); like FastAPI, the last value wins. */
-export function parseListParams(query: URLSearchParams): { ok: true; value: ListParams } | { ok: false; issues: ValidationIssue[] } {
+export function parseListParams(
+  query: URLSearchParams,
+): { ok: true; value: ListParams } | { ok: false; issues: ValidationIssue[] } {
   const found: ValidationIssue[] = []
   const limit = bounded(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT, found)
   const page = bounded(query, 'page', 1, 1, undefined, found)
@@ -23,10 +25,15 @@ export function parseListParams(query: URLSearchParams): { ok: true; value: List
   }
   const sortByInput = last(query, 'sort_by')
   // AgentOS silently falls back to created_at and descending for values it does not know.
-  const sortBy: SortColumn = SORTABLE_COLUMNS.includes(sortByInput as SortColumn) ? (sortByInput as SortColumn) : 'created_at'
+  const sortBy: SortColumn = SORTABLE_COLUMNS.includes(sortByInput as SortColumn)
+    ? (sortByInput as SortColumn)
+    : 'created_at'
   const sortOrder = last(query, 'sort_order') === 'asc' ? 'asc' : 'desc'
   if (found.length > 0) return { ok: false, issues: found }
-  return { ok: true, value: { limit, page, offset: (page - 1) * limit, sortBy, sortOrder, includeRevoked } }
+  return {
+    ok: true,
+    value: { limit, page, offset: (page - 1) * limit, sortBy, sortOrder, includeRevoked },
+  }
 }
 
 function last(query: URLSearchParams, key: string): string | undefined {
@@ -48,7 +55,8 @@ function bounded(
   const parsed = laxInt(input, loc)
   if (!parsed.ok) found.push(parsed.issue)
   else if (parsed.value < min) found.push(issues.greaterThanEqual(loc, input, min))
-  else if (max !== undefined && parsed.value > max) found.push(issues.lessThanEqual(loc, input, max))
+  else if (max !== undefined && parsed.value > max)
+    found.push(issues.lessThanEqual(loc, input, max))
   else return parsed.value
   return fallback
 }

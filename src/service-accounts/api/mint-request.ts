@@ -18,10 +18,13 @@ const MAX_DAYS = 3650
 // A lowercase letter or digit, then up to 62 of [a-z0-9_-]. No `:`, `@`, `.`, so a name can
 // never spell a reserved principal such as `sa:x` or `__scheduler__`.
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/
-const SLUG_RULE = "name must be a lowercase slug: a letter or digit, then up to 62 of a-z, 0-9, '_' or '-'"
+const SLUG_RULE =
+  "name must be a lowercase slug: a letter or digit, then up to 62 of a-z, 0-9, '_' or '-'"
 
 /** Validates the parsed JSON body, collecting every problem as pydantic would. */
-export function parseMintRequest(body: unknown): { ok: true; value: MintRequest } | { ok: false; issues: ValidationIssue[] } {
+export function parseMintRequest(
+  body: unknown,
+): { ok: true; value: MintRequest } | { ok: false; issues: ValidationIssue[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, issues: [issues.modelAttributesType(['body'], body)] }
   }
@@ -33,7 +36,10 @@ export function parseMintRequest(body: unknown): { ok: true; value: MintRequest 
   const neverExpires = parseFlag(fields, 'never_expires', found)
   const allowPrivilegedScopes = parseFlag(fields, 'allow_privileged_scopes', found)
   if (found.length > 0) return { ok: false, issues: found }
-  return { ok: true, value: { name: name as string, scopes, expiresInDays, neverExpires, allowPrivilegedScopes } }
+  return {
+    ok: true,
+    value: { name: name as string, scopes, expiresInDays, neverExpires, allowPrivilegedScopes },
+  }
 }
 
 function parseName(fields: Record<string, unknown>, found: ValidationIssue[]): string | undefined {
@@ -44,7 +50,8 @@ function parseName(fields: Record<string, unknown>, found: ValidationIssue[]): s
   }
   const name = fields.name
   if (typeof name !== 'string') found.push(issues.stringType(loc, name))
-  else if (name.length > NAME_MAX_LENGTH) found.push(issues.stringTooLong(loc, name, NAME_MAX_LENGTH))
+  else if (name.length > NAME_MAX_LENGTH)
+    found.push(issues.stringTooLong(loc, name, NAME_MAX_LENGTH))
   else if (!SLUG.test(name)) found.push(issues.valueError(loc, name, SLUG_RULE))
   else return name
   return undefined
@@ -65,13 +72,20 @@ function parseScopes(input: unknown, loc: Loc, found: ValidationIssue[]): string
     }
     const grant = item as Record<string, unknown>
     if (!('scope' in grant)) found.push(issues.missing([...itemLoc, 'scope'], grant))
-    else if (typeof grant.scope !== 'string') found.push(issues.stringType([...itemLoc, 'scope'], grant.scope))
+    else if (typeof grant.scope !== 'string')
+      found.push(issues.stringType([...itemLoc, 'scope'], grant.scope))
     else scopes.push(grant.scope)
     const effect = grant.effect ?? 'allow'
     if (effect !== 'allow' && effect !== 'deny') {
       found.push(issues.literalError([...itemLoc, 'effect'], effect, "'allow' or 'deny'"))
     } else if (effect === 'deny') {
-      found.push(issues.valueError([...itemLoc, 'effect'], effect, "only effect 'allow' is supported: token scopes are grants"))
+      found.push(
+        issues.valueError(
+          [...itemLoc, 'effect'],
+          effect,
+          "only effect 'allow' is supported: token scopes are grants",
+        ),
+      )
     }
   })
   return scopes
@@ -88,7 +102,11 @@ function parseDays(input: unknown, found: ValidationIssue[]): number {
   return DEFAULT_EXPIRY_DAYS
 }
 
-function parseFlag(fields: Record<string, unknown>, key: string, found: ValidationIssue[]): boolean {
+function parseFlag(
+  fields: Record<string, unknown>,
+  key: string,
+  found: ValidationIssue[],
+): boolean {
   if (!(key in fields)) return false
   const parsed = laxBool(fields[key], ['body', key])
   if (parsed.ok) return parsed.value

@@ -7,7 +7,12 @@ import type { ValidationIssue } from '../../errors.js'
 export type Loc = (string | number)[]
 
 export const issues = {
-  missing: (loc: Loc, input: unknown): ValidationIssue => ({ type: 'missing', loc, msg: 'Field required', input }),
+  missing: (loc: Loc, input: unknown): ValidationIssue => ({
+    type: 'missing',
+    loc,
+    msg: 'Field required',
+    input,
+  }),
   stringType: (loc: Loc, input: unknown): ValidationIssue => ({
     type: 'string_type',
     loc,
@@ -47,7 +52,12 @@ export const issues = {
     input,
     ctx: { expected },
   }),
-  intType: (loc: Loc, input: unknown): ValidationIssue => ({ type: 'int_type', loc, msg: 'Input should be a valid integer', input }),
+  intType: (loc: Loc, input: unknown): ValidationIssue => ({
+    type: 'int_type',
+    loc,
+    msg: 'Input should be a valid integer',
+    input,
+  }),
   intParsing: (loc: Loc, input: unknown): ValidationIssue => ({
     type: 'int_parsing',
     loc,
@@ -74,7 +84,12 @@ export const issues = {
     input,
     ctx: { le },
   }),
-  boolType: (loc: Loc, input: unknown): ValidationIssue => ({ type: 'bool_type', loc, msg: 'Input should be a valid boolean', input }),
+  boolType: (loc: Loc, input: unknown): ValidationIssue => ({
+    type: 'bool_type',
+    loc,
+    msg: 'Input should be a valid boolean',
+    input,
+  }),
   boolParsing: (loc: Loc, input: unknown): ValidationIssue => ({
     type: 'bool_parsing',
     loc,

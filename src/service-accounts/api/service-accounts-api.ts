@@ -3,7 +3,12 @@ import { isAdmin, type Principal } from '../../auth/principal.js'
 import { GatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import { satisfies } from '../../policy/grants.js'
-import { DEFAULT_TOKEN_SCOPES, invalidScopes, privilegedScopes, ungrantableScopes } from '../../policy/scope.js'
+import {
+  DEFAULT_TOKEN_SCOPES,
+  invalidScopes,
+  privilegedScopes,
+  ungrantableScopes,
+} from '../../policy/scope.js'
 import { NameConflictError, StoreUnavailableError } from '../store-errors.js'
 import type { ServiceAccountStore } from '../store.js'
 import { mintToken } from '../token-format.js'
@@ -44,12 +49,16 @@ export class ServiceAccountsApi {
   /** Reference 3.1: 422 → 400 invalid → 400 privileged → 401/403 caller → 409 name → 201. */
   async mint(principal: Principal, body: unknown): Promise<ApiResponse> {
     const parsed = parseMintRequest(body)
-    if (!parsed.ok) throw new GatewayError('VALIDATION_FAILED', parsed.issues, { reason: 'service_accounts.validation' })
+    if (!parsed.ok)
+      throw new GatewayError('VALIDATION_FAILED', parsed.issues, {
+        reason: 'service_accounts.validation',
+      })
     const request = parsed.value
     const adminScope = this.#deps.adminScope
     const scopes = request.scopes ?? DEFAULT_TOKEN_SCOPES
     const invalid = invalidScopes(scopes, adminScope)
-    if (invalid.length > 0) throw badRequest(`Invalid scope(s): ${invalid.join(', ')}`, 'service_accounts.invalid_scope')
+    if (invalid.length > 0)
+      throw badRequest(`Invalid scope(s): ${invalid.join(', ')}`, 'service_accounts.invalid_scope')
     const privileged = privilegedScopes(scopes, adminScope)
     if (privileged.length > 0 && !request.allowPrivilegedScopes) {
       throw badRequest(
@@ -59,20 +68,29 @@ export class ServiceAccountsApi {
     }
     if (principal.scopes === null) {
       if (!principal.authenticated) {
-        throw new GatewayError('CREDENTIALS_MISSING', 'JWT authentication is required to mint a service account.', {
-          reason: 'service_accounts.anonymous',
-        })
+        throw new GatewayError(
+          'CREDENTIALS_MISSING',
+          'JWT authentication is required to mint a service account.',
+          {
+            reason: 'service_accounts.anonymous',
+          },
+        )
       }
     } else {
       const missing = ungrantableScopes(principal.scopes, scopes, adminScope)
       if (missing.length > 0) {
-        throw new GatewayError('ACCESS_DENIED', `Cannot grant scope(s) you do not hold: ${missing.join(', ')}`, {
-          reason: 'service_accounts.subset',
-        })
+        throw new GatewayError(
+          'ACCESS_DENIED',
+          `Cannot grant scope(s) you do not hold: ${missing.join(', ')}`,
+          {
+            reason: 'service_accounts.subset',
+          },
+        )
       }
     }
     const store = this.#deps.store
-    if ((await this.#store(() => store.findActiveByName(request.name))) !== null) throw conflict(request.name)
+    if ((await this.#store(() => store.findActiveByName(request.name))) !== null)
+      throw conflict(request.name)
 
     const now = Math.floor(this.#now() / 1000)
     const minted = mintToken()
@@ -90,12 +108,18 @@ export class ServiceAccountsApi {
           createdBy: principal.userId,
         }),
       )
-      this.#deps.logger.info({ service_account: record.name, id: record.id, created_by: record.createdBy }, 'service account minted')
+      this.#deps.logger.info(
+        { service_account: record.name, id: record.id, created_by: record.createdBy },
+        'service account minted',
+      )
       return { status: 201, body: { ...accountResponse(record), token: minted.token } }
     } catch (error) {
       if (error instanceof NameConflictError) throw conflict(request.name)
       if (error instanceof GatewayError) throw error
-      throw new GatewayError('INTERNAL', 'Could not create service account', { cause: error, reason: 'service_accounts.create' })
+      throw new GatewayError('INTERNAL', 'Could not create service account', {
+        cause: error,
+        reason: 'service_accounts.create',
+      })
     }
   }
 
@@ -103,7 +127,10 @@ export class ServiceAccountsApi {
   async list(principal: Principal, query: URLSearchParams): Promise<ApiResponse> {
     this.#assertManager(principal, 'service_accounts:read')
     const parsed = parseListParams(query)
-    if (!parsed.ok) throw new GatewayError('VALIDATION_FAILED', parsed.issues, { reason: 'service_accounts.validation' })
+    if (!parsed.ok)
+      throw new GatewayError('VALIDATION_FAILED', parsed.issues, {
+        reason: 'service_accounts.validation',
+      })
     const params = parsed.value
     const result = await this.#store(() => this.#deps.store.list(params))
     return {
@@ -127,12 +154,16 @@ export class ServiceAccountsApi {
     const store = this.#deps.store
     const record = await this.#store(() => store.findById(id))
     if (record === null) {
-      throw new GatewayError('NOT_FOUND', `Service account '${id}' not found`, { reason: 'service_accounts.not_found' })
+      throw new GatewayError('NOT_FOUND', `Service account '${id}' not found`, {
+        reason: 'service_accounts.not_found',
+      })
     }
     if (record.revokedAt === null) {
       const outcome = await this.#store(() => store.revoke(id, Math.floor(this.#now() / 1000)))
       if (outcome === 'not_found') {
-        throw new GatewayError('INTERNAL', 'Could not revoke service account', { reason: 'service_accounts.revoke' })
+        throw new GatewayError('INTERNAL', 'Could not revoke service account', {
+          reason: 'service_accounts.revoke',
+        })
       }
       this.#deps.logger.info({ service_account: record.name, id }, 'service account revoked')
     }
@@ -146,13 +177,19 @@ export class ServiceAccountsApi {
    */
   #assertManager(principal: Principal, scope: string): void {
     if (!principal.authenticated) {
-      throw new GatewayError('CREDENTIALS_MISSING', MANAGE_AUTHENTICATION, { reason: 'service_accounts.anonymous' })
+      throw new GatewayError('CREDENTIALS_MISSING', MANAGE_AUTHENTICATION, {
+        reason: 'service_accounts.anonymous',
+      })
     }
     if (principal.scopes === null || isAdmin(principal, this.#deps.adminScope)) return
     if (!satisfies(principal.scopes, scope, undefined, this.#deps.adminScope)) {
-      throw new GatewayError('ACCESS_DENIED', `Insufficient permissions. Required scope(s): ${scope}`, {
-        reason: 'service_accounts.scope',
-      })
+      throw new GatewayError(
+        'ACCESS_DENIED',
+        `Insufficient permissions. Required scope(s): ${scope}`,
+        {
+          reason: 'service_accounts.scope',
+        },
+      )
     }
   }
 
@@ -161,10 +198,14 @@ export class ServiceAccountsApi {
       return await operation()
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
-        throw new GatewayError('STORE_UNAVAILABLE', 'Service accounts are temporarily unavailable', {
-          cause: error,
-          reason: 'service_accounts.store_unavailable',
-        })
+        throw new GatewayError(
+          'STORE_UNAVAILABLE',
+          'Service accounts are temporarily unavailable',
+          {
+            cause: error,
+            reason: 'service_accounts.store_unavailable',
+          },
+        )
       }
       throw error
     }
@@ -176,7 +217,11 @@ function badRequest(detail: string, reason: string): GatewayError {
 }
 
 function conflict(name: string): GatewayError {
-  return new GatewayError('CONFLICT', `An active service account named '${name}' already exists. Revoke it first to rotate.`, {
-    reason: 'service_accounts.conflict',
-  })
+  return new GatewayError(
+    'CONFLICT',
+    `An active service account named '${name}' already exists. Revoke it first to rotate.`,
+    {
+      reason: 'service_accounts.conflict',
+    },
+  )
 }

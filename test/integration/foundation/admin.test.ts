@@ -1,6 +1,6 @@
 import t from 'tap'
 import { startGateway } from '../../helpers/gateway.js'
-import { metricValue, parseMetrics } from '../../helpers/metrics.js'
+import { metricValue, parseMetrics, settledMetrics } from '../../helpers/metrics.js'
 import { httpRequest } from '../../helpers/raw-http.js'
 import { closedPort, startRuntime } from '../../helpers/runtime.js'
 import { waitFor, within } from '../../helpers/wait.js'
@@ -18,7 +18,13 @@ void t.test('/healthz answers 200 while the process is up, whatever the upstream
 void t.test('/readyz follows the upstream', async (t) => {
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, { upstream: { url: runtime.url } })
-  const ready = await fetch(`${gateway.adminUrl}/readyz`)
+  // Each check is bounded (2 s) inside the gateway; on a loaded machine a first attempt may miss it.
+  let ready = await fetch(`${gateway.adminUrl}/readyz`)
+  const deadline = Date.now() + 15_000
+  while (ready.status !== 200 && Date.now() < deadline) {
+    await ready.arrayBuffer()
+    ready = await fetch(`${gateway.adminUrl}/readyz`)
+  }
   t.equal(ready.status, 200)
   t.same(await ready.json(), { status: 'ready', checks: { upstream: 'ok' } })
   t.ok(
@@ -49,7 +55,7 @@ void t.test('/readyz is 503 for an upstream that was never there', async (t) => 
 void t.test('/readyz turns 503 as soon as shutdown begins', async (t) => {
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, { upstream: { url: runtime.url } })
-  const inFlight = httpRequest(gateway.url, { path: '/slow?ms=1500' })
+  const inFlight = httpRequest(gateway.url, { path: '/slow?ms=2000' })
   await waitFor(() => runtime.started === 1, 'the slow request to reach the upstream')
   const stopping = gateway.stop()
   const response = await fetch(`${gateway.adminUrl}/readyz`)
@@ -74,8 +80,9 @@ void t.test('/metrics counts requests by method, route family and status', async
   await httpRequest(gateway.url, { path: '/sessions' })
   await httpRequest(gateway.url, { path: '/user-7f3a9c/profile' })
   await httpRequest(gateway.url, { path: '/agents/../admin' })
+  await settledMetrics(gateway, 7)
 
-  const slow = httpRequest(gateway.url, { path: '/slow?ms=800' })
+  const slow = httpRequest(gateway.url, { path: '/slow?ms=2000' })
   await waitFor(() => runtime.started === 7, 'the slow request to reach the upstream')
   const during = await gateway.metrics()
   t.equal(metricValue(during, 'portcullis_http_requests_in_flight'), 1, 'one request in flight')
@@ -84,7 +91,8 @@ void t.test('/metrics counts requests by method, route family and status', async
   const response = await fetch(`${gateway.adminUrl}/metrics`)
   t.equal(response.status, 200)
   t.match(response.headers.get('content-type'), /^text\/plain/)
-  const text = await response.text()
+  await response.arrayBuffer()
+  const text = await settledMetrics(gateway, 8)
   const count = (labels: Record<string, string>): number | undefined =>
     metricValue(text, 'portcullis_http_requests_total', labels)
   t.equal(count({ method: 'GET', route: '/agents', status: '200' }), 2)

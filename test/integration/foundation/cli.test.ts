@@ -29,37 +29,54 @@ function tempConfig(t: Teardown, yaml: string): string {
   return file
 }
 
+// Each child compiles TypeScript at start; independent ones run side by side.
+
 void t.test('config check: a good file exits 0 with a summary', async (t) => {
-  const child = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/valid.yaml`])
-  t.same(await child.exit(), { code: 0, signal: null })
-  t.same(child.stdout, [
-    `${FIXTURES}/valid.yaml: valid (auth mode security_key, JWT authorization off, upstream http://127.0.0.1:7777)`,
-  ])
-  t.same(child.stderr, [])
-
-  const shipped = portcullis(t, ['config', 'check', '--config', 'config/portcullis.yaml'])
-  t.equal((await shipped.exit()).code, 0, 'the shipped default file is valid')
-  t.match(
-    shipped.stdout.join('\n'),
-    /valid \(auth mode none, JWT authorization off, upstream http:\/\/127\.0\.0\.1:7777\)/,
-  )
-
-  const jwt = portcullis(t, ['config', 'check', '--config', 'config/portcullis.yaml'], {
+  const valid = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/valid.yaml`])
+  const shipped = portcullis(t, ['config', 'check', '--config', 'config/portcullis.yaml'], {
     JWT_VERIFICATION_KEY: 'a-test-hs-secret',
   })
-  t.equal((await jwt.exit()).code, 0)
-  t.match(jwt.stdout.join('\n'), /auth mode jwt/, 'the environment is applied')
+  const [validExit, shippedExit] = await Promise.all([valid.exit(), shipped.exit()])
+
+  t.same(validExit, { code: 0, signal: null })
+  t.same(valid.stdout, [
+    `${FIXTURES}/valid.yaml: valid (auth mode security_key, JWT authorization off, upstream http://127.0.0.1:7777)`,
+  ])
+  t.same(valid.stderr, [])
+
+  t.equal(shippedExit.code, 0, 'the shipped default file is valid')
+  t.same(
+    shipped.stdout,
+    [
+      'config/portcullis.yaml: valid (auth mode jwt, JWT authorization off, upstream http://127.0.0.1:7777)',
+    ],
+    'with the environment applied (JWT_VERIFICATION_KEY)',
+  )
 })
 
 void t.test('config check: a bad file exits 2 listing every problem', async (t) => {
-  const child = portcullis(t, [
+  const schema = portcullis(t, [
     'config',
     'check',
     '--config',
     `${FIXTURES}/many-schema-problems.yaml`,
   ])
-  t.same(await child.exit(), { code: 2, signal: null })
-  t.same(child.stdout, [])
+  const rules = portcullis(t, [
+    'config',
+    'check',
+    '--config',
+    `${FIXTURES}/many-rule-problems.yaml`,
+  ])
+  const missing = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/no-such-file.yaml`])
+  const badEnv = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/same-port.yaml`], {
+    PORTCULLIS_UPSTREAM_URL: 'not a url',
+  })
+  const [schemaExit, rulesExit, missingExit, badEnvExit] = await Promise.all(
+    [schema, rules, missing, badEnv].map((child) => child.exit()),
+  )
+
+  t.same(schemaExit, { code: 2, signal: null })
+  t.same(schema.stdout, [])
   const expected = [
     `invalid configuration in ${FIXTURES}/many-schema-problems.yaml:`,
     '  - server.port: Too big: expected number to be <=65535',
@@ -70,37 +87,22 @@ void t.test('config check: a bad file exits 2 listing every problem', async (t) 
     /^ {2}- logging\.level: Invalid option/,
     '  - extra_section: unknown key',
   ]
-  t.match(child.stderr, expected)
-  t.equal(child.stderr.length, expected.length, 'nothing else (no stack trace)')
+  t.match(schema.stderr, expected)
+  t.equal(schema.stderr.length, expected.length, 'nothing else (no stack trace)')
 
-  const rules = portcullis(t, [
-    'config',
-    'check',
-    '--config',
-    `${FIXTURES}/many-rule-problems.yaml`,
-  ])
-  t.equal((await rules.exit()).code, 2)
+  t.equal(rulesExit?.code, 2)
   t.equal(
     rules.stderr.filter((line) => line.startsWith('  - ')).length,
     5,
     'all five rule violations',
   )
 
-  const missing = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/no-such-file.yaml`])
-  t.equal((await missing.exit()).code, 2)
+  t.equal(missingExit?.code, 2)
   t.match(missing.stderr.join('\n'), /cannot read the config file \(ENOENT\)/)
 
-  const badEnv = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/valid.yaml`], {
-    PORTCULLIS_ADMIN_PORT: 'nine-thousand',
-  })
-  // valid.yaml sets admin_port, so the file wins and the variable is not even read.
-  t.equal((await badEnv.exit()).code, 0, 'a file value wins over a bad variable')
-  const badPort = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/same-port.yaml`], {
-    PORTCULLIS_UPSTREAM_URL: 'not a url',
-  })
-  t.equal((await badPort.exit()).code, 2)
+  t.equal(badEnvExit?.code, 2)
   t.match(
-    badPort.stderr.join('\n'),
+    badEnv.stderr.join('\n'),
     /upstream\.url: Invalid URL/,
     'a bad variable is reported by key',
   )
@@ -113,13 +115,14 @@ void t.test('serve: a bad config exits 2 before anything listens', async (t) => 
     `server: {host: 127.0.0.1, port: ${port}, admin_port: 0, prot: 1}\nauth: {algorithm: none}\n`,
   )
   const child = portcullis(t, ['serve', '--config', file])
-  t.same(await child.exit(), { code: 2, signal: null })
+  const rules = portcullis(t, ['serve', '--config', `${FIXTURES}/no-credential-source.yaml`])
+  const [exit, rulesExit] = await Promise.all([child.exit(), rules.exit()])
+  t.same(exit, { code: 2, signal: null })
   t.match(child.stderr.join('\n'), /server\.prot: unknown key/)
   t.match(child.stderr.join('\n'), /auth\.algorithm: Invalid option/)
   t.notMatch(child.stdout.join('\n'), /portcullis listening/, 'never listened')
-
-  const rules = portcullis(t, ['serve', '--config', `${FIXTURES}/no-credential-source.yaml`])
-  t.equal((await rules.exit()).code, 2, 'a rule violation too')
+  t.equal(rulesExit.code, 2, 'a rule violation too')
+  t.match(rules.stderr.join('\n'), /auth: at least one credential source is required/)
   t.notMatch(rules.stdout.join('\n'), /portcullis listening/)
 })
 

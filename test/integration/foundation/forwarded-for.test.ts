@@ -1,5 +1,6 @@
 import t from 'tap'
 import { startGateway, type TestGateway } from '../../helpers/gateway.js'
+import { accessLogRecord } from '../../helpers/log-records.js'
 import { rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
 
@@ -12,16 +13,17 @@ const CLIENT_CLAIMS = [
   'X-Request-Id: trace-abc.123',
 ]
 
+let lastRequestId: string | undefined
+
 async function send(gateway: TestGateway, lines: string[]): Promise<void> {
   const response = await rawExchange(gateway.port, rawRequestHead('GET', '/echo', lines))
   if (response.status !== 200) throw new Error(`unexpected ${response.status}: ${response.body}`)
+  lastRequestId = response.headers['x-request-id']
 }
 
-function accessLogClient(gateway: TestGateway): unknown {
-  return gateway.logs
-    .records()
-    .filter((record) => record.msg === 'request')
-    .at(-1)?.client
+/** The client address the access log gives for the last request sent. */
+async function accessLogClient(gateway: TestGateway): Promise<unknown> {
+  return (await accessLogRecord(gateway.logs, lastRequestId)).client
 }
 
 void t.test("an untrusted peer's X-Forwarded-* and Forwarded are replaced", async (t) => {
@@ -41,7 +43,7 @@ void t.test("an untrusted peer's X-Forwarded-* and Forwarded are replaced", asyn
     t.equal(headers.forwarded, undefined, 'Forwarded dropped')
     t.equal(headers.host, upstreamHost, "the upstream's own Host")
     t.not(headers['x-request-id'], 'trace-abc.123', 'the request id is ours')
-    t.equal(accessLogClient(gateway), '127.0.0.1')
+    t.equal(await accessLogClient(gateway), '127.0.0.1')
 
     // Repeated header lines change nothing.
     await send(gateway, [
@@ -97,7 +99,7 @@ void t.test("a trusted proxy's chain is extended and its proto and host are kept
   t.equal(bare['x-forwarded-proto'], 'http')
   t.equal(bare['x-forwarded-host'], 'portcullis.test')
   t.equal(bare.forwarded, undefined)
-  t.equal(accessLogClient(gateway), '127.0.0.1')
+  t.equal(await accessLogClient(gateway), '127.0.0.1')
 
   // A malformed id from a trusted proxy is replaced.
   await send(gateway, ['Host: portcullis.test', 'X-Request-Id: bad id with spaces'])
@@ -111,13 +113,13 @@ void t.test('the client address skips every trusted hop of the chain', async (t)
     server: { trusted_proxies: ['127.0.0.1', '10.0.0.0/8'] },
   })
   await send(gateway, ['Host: h', 'X-Forwarded-For: 203.0.113.7, 10.1.2.3, 10.4.5.6'])
-  t.equal(accessLogClient(gateway), '203.0.113.7')
+  t.equal(await accessLogClient(gateway), '203.0.113.7')
   // An entry that is not an address ends the walk at the last trusted hop.
   await send(gateway, ['Host: h', 'X-Forwarded-For: 203.0.113.7, not-an-ip, 10.4.5.6'])
-  t.equal(accessLogClient(gateway), '10.4.5.6')
+  t.equal(await accessLogClient(gateway), '10.4.5.6')
   // A client cannot hide behind a forged trusted address at the left of the chain.
   await send(gateway, ['Host: h', 'X-Forwarded-For: 10.9.9.9, 198.51.100.9'])
-  t.equal(accessLogClient(gateway), '198.51.100.9')
+  t.equal(await accessLogClient(gateway), '198.51.100.9')
 })
 
 void t.test(

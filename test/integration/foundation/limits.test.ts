@@ -48,7 +48,7 @@ void t.test(
         100,
       ),
       'the gateway to cut the slow client',
-      5_000,
+      10_000,
     )
     t.ok(
       received === '' || /^HTTP\/1\.1 408 /.test(received),
@@ -72,7 +72,7 @@ void t.test('a client sending its body byte by byte is cut after request_timeout
       100,
     ),
     'the gateway to cut the slow body',
-    6_000,
+    10_000,
   )
   t.ok(
     received === '' || /^HTTP\/1\.1 (408|5\d\d) /.test(received),

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import { startGateway } from '../../helpers/gateway.js'
+import { accessLogRecord } from '../../helpers/log-records.js'
 import { httpRequest, rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { startCustomUpstream, startRuntime } from '../../helpers/runtime.js'
 import { startTcpTap } from '../../helpers/tcp-tap.js'
@@ -360,9 +361,7 @@ void t.test('every response carries an X-Request-Id, which the upstream saw too'
   const refused = await httpRequest(gateway.url, { path: '/echo/../admin' })
   t.equal(refused.status, 400)
   t.match(refused.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'errors carry one too')
-  const record = gateway.logs
-    .records()
-    .find((line) => line.msg === 'request' && line.req_id === firstId)
+  const record = await accessLogRecord(gateway.logs, firstId)
   t.match(record, { method: 'GET', path: '/echo', status: 200 }, 'the access log names the id')
 })
 

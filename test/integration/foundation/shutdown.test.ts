@@ -56,7 +56,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const { child, port, url } = await serve(t, runtime.url, { shutdown_grace_ms: 10_000 })
       t.equal((await httpRequest(url, { path: '/health' })).status, 200, 'serving')
 
-      const inFlight = httpRequest(url, { path: '/slow?ms=1500', timeoutMs: 15_000 })
+      const inFlight = httpRequest(url, { path: '/slow?ms=3000', timeoutMs: 30_000 })
       await waitFor(() => runtime.started === 2, 'the slow request to reach the upstream')
       child.process.kill(signal)
       await child.line((text) => text.includes('shutting down'), 'the shutdown to begin')
@@ -90,7 +90,7 @@ void t.test(
     await waitFor(() => runtime.started === 1, 'the slow request to reach the upstream')
     child.process.kill('SIGTERM')
     // The upstream would answer after 20 s: only the grace bound can end things within the wait.
-    t.same(await child.exit(10_000), { code: 0, signal: null }, 'exit code 0 within the bound')
+    t.same(await child.exit(15_000), { code: 0, signal: null }, 'exit code 0 within the bound')
     t.match(
       await within(inFlight, 'the cut request'),
       /^error /,

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto'
+import { startAgentRuntime } from '../demo/runtime/index.js'
+import { loadConfig } from '../src/config/load.js'
+import { createGateway } from '../src/gateway.js'
+import { createLogger } from '../src/logger.js'
+
+// The demo: the AgentOS-like runtime on 7777, the gateway on 8080 in front of it (security-key
+// mode, embedded store), and the calls to try. Ports can be moved with PORTCULLIS_PORT etc.
+const securityKey = process.env.OS_SECURITY_KEY ?? `demo-${randomBytes(12).toString('hex')}`
+const runtimePort = Number(process.env.DEMO_RUNTIME_PORT ?? 7777)
+const runtime = await startAgentRuntime({ port: runtimePort, sseIntervalMs: 300 })
+const config = loadConfig('config/demo.yaml', {
+  env: { ...process.env, OS_SECURITY_KEY: securityKey, PORTCULLIS_UPSTREAM_URL: runtime.url },
+})
+const gateway = await createGateway(config, {
+  logger: createLogger({ level: config.logging.level }),
+})
+const { url, adminUrl } = await gateway.start()
+
+process.stdout.write(`
+Portcullis demo
+  gateway          ${url}   (in front of the demo agent runtime at ${runtime.url})
+  admin            ${adminUrl}/healthz  /readyz  /metrics
+  security key     ${securityKey}
+
+Try it:
+  # no credential: refused by the gateway
+  curl -i ${url}/agents
+
+  # mint a service-account token (default scopes: agents:run, teams:run, workflows:run, sessions:read, config:read)
+  curl -s -X POST ${url}/service-accounts -H 'Authorization: Bearer ${securityKey}' \\
+       -H 'Content-Type: application/json' -d '{"name":"demo-bot"}'
+
+  # run an agent with it (the run is attributed to sa:demo-bot whatever user_id you send), streamed
+  curl -N -X POST ${url}/agents/a1/runs -H "Authorization: Bearer <token>" \\
+       -F message=hello -F stream=true -F user_id=someone-else
+
+  # listing agents needs agents:read, which the default scopes do not include: 403
+  curl -i ${url}/agents -H "Authorization: Bearer <token>"
+
+  # list and revoke
+  curl -s ${url}/service-accounts -H 'Authorization: Bearer ${securityKey}'
+  curl -i -X DELETE ${url}/service-accounts/<id> -H 'Authorization: Bearer ${securityKey}'
+
+Ctrl-C stops both.
+`)
+
+const stop = (): void => {
+  void gateway
+    .stop()
+    .then(() => runtime.close())
+    .then(() => process.exit(0))
+}
+process.once('SIGINT', stop)
+process.once('SIGTERM', stop)

@@ -1,0 +1,155 @@
+import t from 'tap'
+import type { Config } from '../../../src/config/schema.js'
+import { createLogger } from '../../../src/logger.js'
+import { createServiceAccountStore } from '../../../src/service-accounts/create-store.js'
+import { ServiceAccountVerifier } from '../../../src/service-accounts/service-account-verifier.js'
+import { StoreUnavailableError } from '../../../src/service-accounts/store-errors.js'
+import type { ServiceAccountStore } from '../../../src/service-accounts/store.js'
+import { mintToken } from '../../../src/service-accounts/token-format.js'
+import {
+  newAccount,
+  nextRevocation,
+  runStoreContract,
+} from '../../contract/service-account-store.js'
+import { LogCapture } from '../../helpers/log-capture.js'
+import { postgresSkipReason, startPostgres, type Teardown } from '../../helpers/postgres.js'
+
+const skip = postgresSkipReason()
+const TIMEOUT_MS = 1_000
+
+function databaseConfig(url: string): Config['database'] {
+  return {
+    url,
+    data_dir: 'unused',
+    pool_max: 4,
+    connect_timeout_ms: TIMEOUT_MS,
+    query_timeout_ms: TIMEOUT_MS,
+  }
+}
+
+async function openStore(
+  t: Teardown,
+  url: string,
+  logs = new LogCapture(),
+): Promise<ServiceAccountStore> {
+  const logger = createLogger({ level: 'warn', destination: logs })
+  const store = await createServiceAccountStore(databaseConfig(url), logger)
+  t.teardown(() => store.close())
+  return store
+}
+
+async function elapsed<T>(promise: Promise<T>): Promise<{ ms: number; error: unknown }> {
+  const started = performance.now()
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  return { ms: performance.now() - started, error }
+}
+
+void t.test('PostgreSQL store contract', { skip }, async (t) => {
+  const server = await startPostgres(t)
+  runStoreContract(t, async (t) => {
+    const url = await server.createDatabase()
+    return { open: () => openStore(t, url) }
+  })
+})
+
+void t.test('outages are bounded and reported as unavailable', { skip }, async (t) => {
+  const server = await startPostgres(t)
+  const logs = new LogCapture()
+  const store = await openStore(t, server.url, logs)
+  await store.migrate()
+  const account = await store.create(newAccount())
+
+  await t.test('a stopped server fails fast', async (t) => {
+    await server.stop()
+    const lookup = await elapsed(store.findByTokenHash(account.tokenHash))
+    t.type(lookup.error, StoreUnavailableError)
+    t.ok(lookup.ms < 2 * TIMEOUT_MS + 500, `failed in ${Math.round(lookup.ms)} ms`)
+    await t.rejects(store.revoke(account.id, 1), StoreUnavailableError, 'transactions too')
+    await t.rejects(store.ping(), StoreUnavailableError)
+    await server.start()
+    t.same(
+      await store.findById(account.id),
+      { ...account, lastUsedAt: null, revokedAt: null },
+      'recovers',
+    )
+  })
+
+  await t.test('a hung server times out instead of hanging', async (t) => {
+    server.pause()
+    try {
+      const lookup = await elapsed(store.findByTokenHash(account.tokenHash))
+      t.type(lookup.error, StoreUnavailableError)
+      t.ok(lookup.ms >= TIMEOUT_MS * 0.9, `waited the query timeout (${Math.round(lookup.ms)} ms)`)
+      t.ok(lookup.ms < 2 * TIMEOUT_MS + 1_000, 'and no longer than connect + query timeouts')
+      const connect = await elapsed(store.findById(account.id))
+      t.type(connect.error, StoreUnavailableError, 'a new connection times out too')
+      t.ok(connect.ms < 2 * TIMEOUT_MS + 1_000, `in ${Math.round(connect.ms)} ms`)
+    } finally {
+      server.resume()
+    }
+    await store.ping()
+  })
+
+  await t.test('the verifier answers 503 and counts nothing while the store is down', async (t) => {
+    const { token, hash, prefix } = mintToken()
+    await store.create(newAccount({ tokenHash: hash, tokenPrefix: prefix, expiresAt: null }))
+    const verifier = new ServiceAccountVerifier({
+      store,
+      config: { ...SERVICE_ACCOUNTS, cache_ttl_seconds: 0 },
+      logger: createLogger({ level: 'warn', destination: logs }),
+    })
+    const request = { clientAddress: '203.0.113.7' } as Parameters<typeof verifier.verify>[1]
+    await server.stop()
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await t.rejects(verifier.verify({ token, source: 'header' }, request), {
+        code: 'AUTH_UNAVAILABLE',
+        detail: 'Authentication is temporarily unavailable',
+      })
+    }
+    await server.start()
+    t.match(await verifier.verify({ token, source: 'header' }, request), { userId: /^sa:/ })
+    await verifier.stop()
+  })
+
+  t.notMatch(logs.text, /"level":(50|60)/, 'nothing logged as error or fatal')
+})
+
+void t.test('the LISTEN connection comes back after a restart', { skip }, async (t) => {
+  const server = await startPostgres(t)
+  const listener = await openStore(t, server.url)
+  const writer = await openStore(t, server.url)
+  await listener.migrate()
+  const before = await writer.create(newAccount())
+  const after = await writer.create(newAccount())
+
+  const first = nextRevocation(listener)
+  await first.ready
+  await writer.revoke(before.id, 1_700_000_000)
+  t.same(await first.event, { id: before.id, tokenHash: before.tokenHash })
+
+  const gap = new Promise<void>((resolve, reject) => {
+    listener.onNotificationGap(resolve)
+    setTimeout(() => reject(new Error('the listener did not reconnect')), 20_000)
+  })
+  await server.restart()
+  await gap
+  t.pass('the gap was reported after reconnecting')
+
+  const second = nextRevocation(listener)
+  await second.ready
+  t.equal(await writer.revoke(after.id, 1_700_000_000), 'revoked', 'the pool reconnected too')
+  t.same(await second.event, { id: after.id, tokenHash: after.tokenHash })
+})
+
+const SERVICE_ACCOUNTS: Config['service_accounts'] = {
+  enabled: true,
+  cache_ttl_seconds: 30,
+  cache_max_entries: 1_000,
+  max_failed_lookups: 20,
+  failed_lookup_window_seconds: 60,
+  throttle_max_clients: 1_000,
+  last_used_interval_seconds: 60,
+}

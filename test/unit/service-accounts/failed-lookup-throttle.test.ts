@@ -1,0 +1,45 @@
+import t from 'tap'
+import { FailedLookupThrottle } from '../../../src/service-accounts/failed-lookup-throttle.js'
+
+const options = { maxFailures: 20, windowSeconds: 60, maxClients: 100 }
+
+void t.test('20 failures in the window limit the key until the oldest ages out', async (t) => {
+  const throttle = new FailedLookupThrottle(options)
+  for (let second = 0; second < 20; second += 1) {
+    t.notOk(throttle.isLimited('a', second * 1000))
+    throttle.recordFailure('a', second * 1000)
+  }
+  t.ok(throttle.isLimited('a', 19_000))
+  t.equal(throttle.retryAfterSeconds('a', 19_000), 41, 'the failure at 0 s leaves at 60 s')
+  t.equal(throttle.retryAfterSeconds('a', 59_500), 1)
+  t.ok(throttle.isLimited('a', 59_999))
+  t.notOk(throttle.isLimited('a', 60_000), 'one slot free again')
+  t.equal(throttle.retryAfterSeconds('a', 60_000), 0)
+  throttle.recordFailure('a', 60_000)
+  t.ok(throttle.isLimited('a', 60_000))
+  t.equal(throttle.retryAfterSeconds('a', 60_000), 1, 'next leaves at 61 s')
+  t.notOk(throttle.isLimited('b', 60_000), 'other keys are unaffected')
+})
+
+void t.test('failures below the threshold never limit', async (t) => {
+  const throttle = new FailedLookupThrottle(options)
+  let limited = 0
+  for (let index = 0; index < 100; index += 1) {
+    throttle.recordFailure('slow', index * 4_000)
+    if (throttle.isLimited('slow', index * 4_000)) limited += 1
+  }
+  t.equal(limited, 0, 'one failure per 4 s stays at 15 a minute')
+})
+
+void t.test(
+  'memory is bounded: at most maxClients keys, each at most maxFailures times',
+  async (t) => {
+    const throttle = new FailedLookupThrottle(options)
+    for (let index = 0; index < 10_000; index += 1) throttle.recordFailure(`client-${index}`, 0)
+    t.equal(throttle.trackedClients, 100)
+    t.notOk(throttle.isLimited('client-0', 0), 'an evicted key starts afresh')
+    for (let index = 0; index < 1_000; index += 1) throttle.recordFailure('busy', index)
+    t.ok(throttle.isLimited('busy', 1_000))
+    t.equal(throttle.retryAfterSeconds('busy', 1_000), 60, 'only the newest failures are kept')
+  },
+)
