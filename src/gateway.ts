@@ -30,6 +30,7 @@ import {
   startServiceAccounts,
   type ServiceAccounts,
 } from './service-accounts/start-service-accounts.js'
+import { createSurfaces, interfaceMappings, publicInterfaceRoutes } from './surfaces/index.js'
 
 export interface GatewayOptions {
   readonly logger?: Logger
@@ -88,14 +89,20 @@ export async function createGateway(
     : undefined
 
   const authorizer = new Authorizer({
-    table: RouteTable.fromConfig({ scopeMappings: config.auth.scope_mappings }),
+    table: RouteTable.fromConfig({
+      scopeMappings: config.auth.scope_mappings,
+      interfaceMappings: interfaceMappings(config.interfaces),
+    }),
     adminScope: config.auth.admin_scope,
     denyUnmapped: config.auth.deny_unmapped_routes,
   })
   const pipeline = new AuthPipeline({
     mode,
     credentials: config.auth,
-    excluded: new ExcludedRoutes(config.auth.excluded_route_paths ?? DEFAULT_EXCLUDED_ROUTES),
+    excluded: new ExcludedRoutes([
+      ...(config.auth.excluded_route_paths ?? DEFAULT_EXCLUDED_ROUTES),
+      ...publicInterfaceRoutes(config.interfaces),
+    ]),
     authorizer,
     serviceAccounts: serviceAccounts?.verifier,
     scheduler,
@@ -104,15 +111,6 @@ export async function createGateway(
     metrics,
   })
   const enforcer = await IdentityEnforcer.create(config, mode)
-  const api =
-    serviceAccounts === undefined
-      ? undefined
-      : new ServiceAccountsApi({
-          store: serviceAccounts.store,
-          adminScope: config.auth.admin_scope,
-          logger,
-          onRevoked: (tokenHash) => serviceAccounts.verifier.evictByHash(tokenHash),
-        })
 
   const trustedProxies = new TrustedProxies(config.server.trusted_proxies)
   const inFlight = new InFlight()
@@ -125,6 +123,30 @@ export async function createGateway(
     preserveHost: config.upstream.preserve_host,
     upstreamHost: new URL(config.upstream.url).host,
   }
+  const surfaces = createSurfaces({
+    config,
+    mode,
+    pipeline,
+    enforcer,
+    upstream,
+    headerOptions,
+    trustedProxies,
+    serviceAccounts,
+    logger,
+  })
+  await surfaces.start()
+  const api =
+    serviceAccounts === undefined
+      ? undefined
+      : new ServiceAccountsApi({
+          store: serviceAccounts.store,
+          adminScope: config.auth.admin_scope,
+          logger,
+          onRevoked: (tokenHash) => {
+            serviceAccounts.verifier.evictByHash(tokenHash)
+            surfaces.watch.revoked(tokenHash)
+          },
+        })
   const app = createApp({
     logger,
     metrics,
@@ -134,9 +156,11 @@ export async function createGateway(
     accessLog: config.logging.access_log,
     maxHeadersCount: config.server.max_headers_count,
     stages: [
+      ...surfaces.beforeAuthentication,
       authenticate({ pipeline }),
       serviceAccountsRoute({ api, maxBodyBytes: config.server.max_body_bytes }),
       enforceIdentity({ enforcer }),
+      ...surfaces.afterIdentity,
     ],
     forward: forward({ upstream, headerOptions, metrics }),
   })
@@ -146,8 +170,15 @@ export async function createGateway(
     metrics,
     trustedProxies,
     headerOptions,
-    gate: createUpgradeGate({ pipeline, enforcer, credentials: config.auth }),
+    gate: createUpgradeGate({
+      pipeline,
+      enforcer,
+      credentials: config.auth,
+      watch: surfaces.watch,
+    }),
+    localHandlers: surfaces.localHandlers,
   })
+  surfaces.bindUpgrades(upgrades)
   const proxyServer = createProxyServer(config.server, app.callback())
   proxyServer.on('upgrade', upgrades.handle)
 
@@ -221,6 +252,7 @@ export async function createGateway(
           { in_flight: inFlight.count },
           'shutdown grace period over; closing connections',
         )
+      surfaces.stop()
       upgrades.closeAll()
       proxyServer.closeAllConnections()
       await closing

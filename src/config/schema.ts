@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { authSchema } from './sections/auth.js'
 import { identitySchema } from './sections/identity.js'
+import { interfacesSchema } from './sections/interfaces.js'
 import { corsSchema, loggingSchema } from './sections/logging.js'
 import { databaseSchema, serviceAccountsSchema } from './sections/service-accounts.js'
 import { serverSchema, upstreamSchema } from './sections/server.js'
@@ -15,6 +16,7 @@ export const configSchema = z.strictObject({
   cors: corsSchema,
   logging: loggingSchema,
   identity: identitySchema,
+  interfaces: interfacesSchema,
 })
 
 /** The config as validated, before secrets are resolved. */

@@ -41,8 +41,13 @@ export function createUpgradeGate(deps: {
   enforcer: IdentityEnforcer
   credentials: CredentialSettings
   now?: () => number
+  /** Ends relayed connections with their credential; expiry only when absent. */
+  watch?: ConnectionWatch
 }) {
   const now = deps.now ?? Date.now
+  const watch = deps.watch ?? {
+    watch: (client, principal) => closeAtExpiry(client, principal, now),
+  }
   return async function upgradeGate(
     inbound: InboundRequest,
     target: CanonicalTarget,
@@ -68,19 +73,45 @@ export function createUpgradeGate(deps: {
       query: plan.query,
       protocols: viaSubprotocol ? fromSubprotocol.protocols : offered,
       ...(viaSubprotocol ? { fallbackProtocol: BEARER_SUBPROTOCOL } : {}),
-      onOpen: (client) => closeAtExpiry(client, decision.principal, now),
+      onOpen: (client) => {
+        watch.watch(client, decision.principal)
+      },
     }
   }
 }
 
-/** A relayed connection does not outlive its credential. */
-function closeAtExpiry(client: WebSocket, principal: Principal, now: () => number): void {
-  if (principal.expiresAt === null) return
-  const remaining = principal.expiresAt * 1000 - now()
-  const timer = setTimeout(
-    () => client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential expired'),
-    Math.max(0, remaining),
-  )
-  timer.unref()
-  client.once('close', () => clearTimeout(timer))
+/** Something that closes a connection when its credential ends (expiry, revocation). */
+export interface ConnectionWatch {
+  /** Starts watching; the returned function stops it (closing the socket stops it too). */
+  watch(client: WebSocket, principal: Principal): () => void
+}
+
+// setTimeout fires at once beyond 2^31-1 ms (about 24.8 days); longer waits are chained.
+const MAX_TIMER_MS = 2_147_483_647
+
+/** A connection does not outlive its credential: closed with 1008 when `expiresAt` passes. */
+export function closeAtExpiry(
+  client: WebSocket,
+  principal: Principal,
+  now: () => number = Date.now,
+): () => void {
+  const expiresAt = principal.expiresAt
+  if (expiresAt === null) return () => undefined
+  let timer: NodeJS.Timeout | undefined
+  const arm = (): void => {
+    const remaining = expiresAt * 1000 - now()
+    if (remaining <= 0) {
+      client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential expired')
+      return
+    }
+    timer = setTimeout(arm, Math.min(remaining, MAX_TIMER_MS))
+    timer.unref()
+  }
+  const stop = (): void => clearTimeout(timer)
+  client.once('close', stop)
+  arm()
+  return () => {
+    stop()
+    client.off('close', stop)
+  }
 }

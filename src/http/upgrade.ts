@@ -118,6 +118,7 @@ export class UpgradeHandler {
   ): void {
     if (protocol !== undefined) this.#selected.set(req, protocol)
     this.#server.handleUpgrade(req, socket, head, (client) => {
+      this.#deps.metrics.websocketUpgrades.inc({ outcome: 'accepted' })
       this.#track(client)
       onOpen(client)
     })
@@ -236,12 +237,13 @@ function assertWebSocketUpgrade(req: IncomingMessage): void {
   }
 }
 
-type ConnectOutcome =
+export type ConnectOutcome =
   | { kind: 'open' }
   | { kind: 'refused'; response: IncomingMessage }
   | { kind: 'failed'; error: GatewayError }
 
-function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
+/** How an upstream WebSocket handshake ended. */
+export function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
   return new Promise((resolve) => {
     upstream.once('open', () => resolve({ kind: 'open' }))
     upstream.once('unexpected-response', (_request, response) =>
@@ -284,7 +286,8 @@ function relayRefusal(socket: Duplex, response: IncomingMessage): void {
   response.once('error', finish)
 }
 
-function toHeaderObject(flat: readonly string[]): Record<string, string> {
+/** A flat header list as the `ws` client takes it (its own handshake fields left out). */
+export function toHeaderObject(flat: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {}
   for (let index = 0; index < flat.length; index += 2) {
     const name = (flat[index] as string).toLowerCase()

@@ -19,7 +19,8 @@ const DROP_ACCEPT_ENCODING = 4
 
 /**
  * Decides which client headers never reach the upstream: the credential (header and JWT cookie)
- * unless a JWT is forwarded by configuration, and the client's `X-User-ID` when ours replaces it.
+ * unless a JWT is forwarded by configuration, and the client's `X-User-ID` when ours replaces it
+ * or when the route is public (no identity at all).
  * Every combination is built once, so a request allocates nothing here.
  */
 export class CredentialHandling {
@@ -44,17 +45,19 @@ export class CredentialHandling {
     }
   }
 
+  /** `isPublic`: an excluded route or a preflight, where the client's `X-User-ID` goes too. */
   adjustments(
     principal: Principal,
     headers: IncomingHttpHeaders,
     rewritesResponse: boolean,
+    isPublic = false,
   ): CredentialAdjustments {
     // Only a JWT may be forwarded: service-account tokens, the scheduler token and the security
     // key are the gateway's secrets; an anonymous caller's token was never verified.
     const carrier =
       this.#forwardJwt && principal.kind === 'jwt' ? this.#jwtCarrier(headers) : undefined
     let flags = carrier === 'header' ? 0 : DROP_CREDENTIAL
-    if (principal.userId !== null) flags |= DROP_USER_ID
+    if (principal.userId !== null || isPublic) flags |= DROP_USER_ID
     if (rewritesResponse) flags |= DROP_ACCEPT_ENCODING
     return {
       drop: this.#dropSets[flags] as ReadonlySet<string>,

@@ -82,7 +82,8 @@ export class IdentityEnforcer {
     const uid = principal.userId
     const scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
     const route = classifyRoute(method, path)
-    if (uid === null) refuseReservedUserIdHeader(input.headers)
+    const isPublic = input.public === true
+    if (uid === null && !isPublic) refuseReservedUserIdHeader(input.headers)
     const rewriteResponse =
       route === 'info'
         ? this.#reportAuthMode
@@ -119,7 +120,12 @@ export class IdentityEnforcer {
       }
     }
     // Last, so that a refused request costs no signature.
-    const headers = await this.#headers(principal, input.headers, rewriteResponse !== undefined)
+    const headers = await this.#headers(
+      principal,
+      input.headers,
+      rewriteResponse !== undefined,
+      isPublic,
+    )
     return {
       headers,
       ...(query !== undefined && { query }),
@@ -132,8 +138,14 @@ export class IdentityEnforcer {
     principal: Principal,
     headers: IncomingHttpHeaders,
     rewritesResponse: boolean,
+    isPublic: boolean,
   ): Promise<HeaderAdjustments> {
-    const adjustments = this.#credentials.adjustments(principal, headers, rewritesResponse)
+    const adjustments = this.#credentials.adjustments(
+      principal,
+      headers,
+      rewritesResponse,
+      isPublic,
+    )
     const inject = identityHeaders(principal)
     if (this.signer === undefined || !principal.authenticated) return { ...adjustments, inject }
     const assertion = await this.signer.assertionFor(principal)

@@ -29,6 +29,12 @@ export interface PlanInput {
   readonly body: Readable
   /** From the authorizer, for `GET /agents|/teams|/workflows`. */
   readonly accessibleIds?: ReadonlySet<string> | 'all' | undefined
+  /**
+   * An excluded route or a preflight: no credential was looked at, so no identity of any kind
+   * reaches the upstream, the client's `X-User-ID` included. Otherwise a caller without a user id
+   * (open-mode anonymous, the security key) has its `X-User-ID` passed on, as AgentOS honours it.
+   */
+  readonly public?: boolean | undefined
 }
 
 export interface IdentityPlan {

@@ -1,6 +1,7 @@
-import { mkdir } from 'node:fs/promises'
-import { resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import { mkdir, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite'
 import type { SqlClient, SqlQueryable, SqlRow } from './sql-client.js'
 import { StoreUnavailableError } from './store-errors.js'
 
@@ -22,7 +23,7 @@ export class PgliteSqlClient implements SqlClient {
   static async open(dataDir: string): Promise<PgliteSqlClient> {
     const path = resolve(dataDir)
     await mkdir(path, { recursive: true })
-    return new PgliteSqlClient(await PGlite.create(path))
+    return new PgliteSqlClient(await PGlite.create(path, await compiledModules()))
   }
 
   async query(text: string, params: readonly unknown[] = []): Promise<SqlRow[]> {
@@ -60,4 +61,26 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
     }
     throw error
   }
+}
+
+// The project compiles against ES2023 without DOM types, where WebAssembly has no declaration.
+const wasm = (
+  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }
+).WebAssembly
+let modules: Promise<PGliteOptions> | undefined
+
+/** PGlite's WebAssembly, compiled once per process however many databases are opened. */
+function compiledModules(): Promise<PGliteOptions> {
+  modules ??= (async () => {
+    const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'))
+    const [pglite, initdb, bundle] = await Promise.all(
+      ['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((file) => readFile(join(dist, file))),
+    )
+    return {
+      pgliteWasmModule: await wasm.compile(pglite as Buffer),
+      initdbWasmModule: await wasm.compile(initdb as Buffer),
+      fsBundle: new Blob([bundle as Buffer]),
+    } as PGliteOptions
+  })()
+  return modules
 }

@@ -71,7 +71,7 @@ export class Child {
   async line(
     match: (line: string) => boolean,
     what: string,
-    timeoutMs = 20_000,
+    timeoutMs = 60_000,
     from = 0,
   ): Promise<string> {
     let found: string | undefined

@@ -4,6 +4,7 @@ import { parseConfig } from '../../src/config/load.js'
 import type { Config } from '../../src/config/schema.js'
 import { createGateway, type Gateway, type RunningGateway } from '../../src/gateway.js'
 import { createLogger } from '../../src/logger.js'
+import { freshEmbeddedDataDir } from './embedded-store.js'
 import { LogCapture } from './log-capture.js'
 
 /** Anything with tap's teardown hook. */
@@ -49,7 +50,7 @@ export async function startGateway(
   env: Record<string, string> = {},
   options: StartOptions = {},
 ): Promise<TestGateway> {
-  const config = testConfig(input, env)
+  const config = testConfig(await withPrivateStore(t, input, env), env)
   const logs = new LogCapture()
   const logger = createLogger({ level: config.logging.level, destination: logs })
   const gateway = await createGateway(config, {
@@ -72,6 +73,24 @@ export async function startGateway(
     stop,
     metrics: async () => (await fetch(`${running.adminUrl}/metrics`)).text(),
   }
+}
+
+/** Unless a test chose a database, each gateway gets its own embedded store (never a shared one). */
+async function withPrivateStore(
+  t: Teardown,
+  input: ConfigInput,
+  env: Record<string, string>,
+): Promise<ConfigInput> {
+  const accounts = input.service_accounts
+  if (isPlainObject(accounts) && accounts.enabled === false) return input
+  const database = isPlainObject(input.database) ? input.database : {}
+  if (
+    database.url !== undefined ||
+    database.data_dir !== undefined ||
+    env.DATABASE_URL !== undefined
+  )
+    return input
+  return { ...input, database: { ...database, data_dir: await freshEmbeddedDataDir(t) } }
 }
 
 function mergeSections(base: ConfigInput, input: ConfigInput): ConfigInput {

@@ -40,12 +40,13 @@ export async function startTcpTap(t: Teardown, targetPort: number): Promise<TcpT
   /** Held chunks in order; `null` stands for the upstream's end of stream. */
   const held: { client: Socket; chunk: Buffer | null }[] = []
 
-  const forward = (client: Socket, chunk: Buffer): void => {
+  /** Writes to the gateway side; false when that socket wants the upstream side paused. */
+  const forward = (client: Socket, chunk: Buffer): boolean => {
     if (recorded < RECORDED_LIMIT) {
       forwarded.push(chunk)
       recorded += chunk.length
     }
-    client.write(chunk)
+    return client.write(chunk)
   }
 
   const server = createServer((client) => {
@@ -54,6 +55,8 @@ export async function startTcpTap(t: Teardown, targetPort: number): Promise<TcpT
     upstream.setNoDelay(true)
     client.setNoDelay(true)
     sockets.add(client).add(upstream)
+    // Backpressure as pipe() would: the tap must not read the upstream faster than the gateway.
+    client.on('drain', () => upstream.resume())
     upstream.on('data', (chunk: Buffer) => {
       upstreamBytes += chunk.length
       if (holding) {
@@ -75,7 +78,7 @@ export async function startTcpTap(t: Teardown, targetPort: number): Promise<TcpT
           return
         }
       }
-      forward(client, chunk)
+      if (!forward(client, chunk)) upstream.pause()
     })
     client.pipe(upstream)
     const close = (): void => {

@@ -113,12 +113,16 @@ export interface UpstreamConnection {
  */
 export async function startWsUpstream(
   t: Teardown,
-): Promise<{ url: string; connections: UpstreamConnection[] }> {
+  options: { choosesProtocol?: boolean } = {},
+): Promise<{ url: string; port: number; connections: UpstreamConnection[] }> {
+  // By default the first offered subprotocol is chosen; `choosesProtocol: false` accepts without
+  // choosing any, as AgentOS's /workflows/ws does.
+  const chooses = options.choosesProtocol ?? true
   const server = new WebSocketServer({
     port: 0,
     host: '127.0.0.1',
     perMessageDeflate: false,
-    handleProtocols: (protocols) => [...protocols][0] ?? false,
+    handleProtocols: (protocols) => (chooses ? ([...protocols][0] ?? false) : false),
   })
   await new Promise<void>((resolve) => server.once('listening', () => resolve()))
   const connections: UpstreamConnection[] = []
@@ -150,5 +154,5 @@ export async function startWsUpstream(
       }),
   )
   const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}`, connections }
+  return { url: `http://127.0.0.1:${port}`, port, connections }
 }

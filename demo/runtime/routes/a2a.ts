@@ -1,4 +1,7 @@
-/** The A2A interface under `/a2a`: agent cards, message send/stream, tasks get/cancel. */
+/**
+ * The A2A interface under a prefix (`/a2a`, and for tests a custom `/protocol` and the root):
+ * agent cards, message send/stream, tasks get/cancel, the deprecated dynamic dispatch.
+ */
 import type { RequestContext } from '../context.js'
 import { requireJsonObject, stringField, type JsonObject } from '../params.js'
 import { sendDetail, sendJson, writeSseSequence } from '../respond.js'
@@ -21,14 +24,17 @@ interface Target {
   id: string
 }
 
-function agentCard(ctx: RequestContext, { family, id }: Target): void {
+/** The prefixes the demo mounts the interface at. */
+export const A2A_PREFIXES = ['/a2a', '/protocol', ''] as const
+
+function agentCard(ctx: RequestContext, { family, id }: Target, prefix: string): void {
   const component = requireComponent(ctx, family, id)
   if (component === undefined) return
   const host = ctx.req.headers.host ?? 'localhost'
   sendJson(ctx.res, 200, {
     name: component.name,
     description: component.description,
-    url: `http://${host}/a2a/${family}/${id}/v1`,
+    url: `http://${host}${prefix}/${family}/${id}/v1`,
     version: RUNTIME_VERSION,
     protocolVersion: '0.3.0',
     capabilities: { streaming: true },
@@ -103,25 +109,27 @@ function headerTarget(ctx: RequestContext): Target | undefined {
   return family === undefined ? undefined : { family, id }
 }
 
-export function registerA2aRoutes(router: Router): void {
+export function registerA2aRoutes(router: Router, prefix: string): void {
   for (const family of FAMILIES) {
-    const base = `/a2a/${family}/{${FAMILY_INFO[family].idKey}}`
+    const base = `${prefix}/${family}/{${FAMILY_INFO[family].idKey}}`
     const target = (ctx: RequestContext): Target => ({
       family,
       id: ctx.params[FAMILY_INFO[family].idKey] ?? '',
     })
     router
-      .add('GET', `${base}/.well-known/agent-card.json`, (ctx) => agentCard(ctx, target(ctx)))
+      .add('GET', `${base}/.well-known/agent-card.json`, (ctx) =>
+        agentCard(ctx, target(ctx), prefix),
+      )
       .add('POST', `${base}/v1/message:send`, (ctx) => sendMessage(ctx, target(ctx), false))
       .add('POST', `${base}/v1/message:stream`, (ctx) => sendMessage(ctx, target(ctx), true))
       .add('POST', `${base}/v1/tasks:get`, (ctx) => getTask(ctx, target(ctx)))
       .add('POST', `${base}/v1/tasks:cancel`, cancelTask)
   }
   for (const [path, stream] of [
-    ['/a2a/message/send', false],
-    ['/a2a/message/stream', true],
+    ['message/send', false],
+    ['message/stream', true],
   ] as const) {
-    router.add('POST', path, async (ctx) => {
+    router.add('POST', `${prefix}/${path}`, async (ctx) => {
       const target = headerTarget(ctx)
       if (target !== undefined) await sendMessage(ctx, target, stream)
     })

@@ -1,5 +1,5 @@
 import { Router } from '../router.js'
-import { registerA2aRoutes } from './a2a.js'
+import { A2A_PREFIXES, registerA2aRoutes } from './a2a.js'
 import { registerCatalogRoutes } from './catalog.js'
 import { registerCoreRoutes } from './core.js'
 import { registerEchoRoutes } from './echo.js'
@@ -7,6 +7,7 @@ import { registerGenericRoutes } from './generic.js'
 import { registerInterfaceRoutes } from './interfaces.js'
 import { registerKnowledgeRoutes } from './knowledge.js'
 import { registerMcpRoutes } from './mcp.js'
+import { registerMcpOauthRoutes } from './mcp-oauth.js'
 import { registerMemoryRoutes } from './memories.js'
 import { registerRunActionRoutes } from './run-actions.js'
 import { registerRunRoutes } from './runs.js'
@@ -23,9 +24,10 @@ export function buildRouter(): Router {
   registerMemoryRoutes(router)
   registerKnowledgeRoutes(router)
   registerGenericRoutes(router)
-  registerA2aRoutes(router)
+  for (const prefix of A2A_PREFIXES) registerA2aRoutes(router, prefix)
   registerInterfaceRoutes(router)
   registerMcpRoutes(router)
+  registerMcpOauthRoutes(router)
   registerEchoRoutes(router)
   registerTestingRoutes(router)
   return router

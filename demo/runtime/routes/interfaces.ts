@@ -1,13 +1,25 @@
-/** The AG-UI interface (bound to agent a1) and a Slack webhook stand-in. */
+/**
+ * AG-UI interfaces (`/agui` and `/chat/public/agui` bound to agent a1, `/team/agui` bound to
+ * team t1) and a Slack webhook stand-in.
+ */
 import { randomUUID } from 'node:crypto'
 import type { RequestContext } from '../context.js'
 import { isJsonObject, jsonObject, requireJsonObject, stringField } from '../params.js'
 import { sendJson, writeSseSequence } from '../respond.js'
 import type { Router } from '../router.js'
+import type { Family } from '../store.js'
 import { objectField } from './a2a-messages.js'
 import { genericEcho } from './generic.js'
 
 export const AGUI_AGENT_ID = 'a1'
+export const AGUI_TEAM_ID = 't1'
+
+/** Where the demo mounts AG-UI, and what each endpoint runs. */
+export const AGUI_ENDPOINTS: readonly (readonly [string, Family, string])[] = [
+  ['/agui', 'agents', AGUI_AGENT_ID],
+  ['/chat/public/agui', 'agents', AGUI_AGENT_ID],
+  ['/team/agui', 'teams', AGUI_TEAM_ID],
+]
 
 function lastUserMessage(messages: unknown): string {
   const list = Array.isArray(messages) ? messages.filter(isJsonObject) : []
@@ -15,14 +27,14 @@ function lastUserMessage(messages: unknown): string {
   return stringField(user, 'content') ?? ''
 }
 
-async function aguiRun(ctx: RequestContext): Promise<void> {
+async function aguiRun(ctx: RequestContext, family: Family, componentId: string): Promise<void> {
   const body = requireJsonObject(ctx)
   if (body === undefined) return
   const forwarded = objectField(body, 'forwarded_props') ?? objectField(body, 'forwardedProps')
   const threadId = stringField(body, 'threadId') || undefined
   const run = ctx.app.store.createRun({
-    family: 'agents',
-    component_id: AGUI_AGENT_ID,
+    family,
+    component_id: componentId,
     session_id: threadId,
     user_id: stringField(forwarded, 'user_id') ?? null,
     message: lastUserMessage(body['messages']),
@@ -51,8 +63,10 @@ function slackEvent(ctx: RequestContext): void {
 }
 
 export function registerInterfaceRoutes(router: Router): void {
+  for (const [path, family, id] of AGUI_ENDPOINTS) {
+    router.add('POST', path, (ctx) => aguiRun(ctx, family, id))
+  }
   router
-    .add('POST', '/agui', aguiRun)
     .add('GET', '/status', (ctx) => sendJson(ctx.res, 200, { status: 'available' }))
     .add('POST', '/slack/events', slackEvent)
 }

@@ -14,6 +14,8 @@ export function enforceIdentity(deps: { enforcer: IdentityEnforcer }) {
       headers: ctx.req.headers,
       body: ctx.req,
       accessibleIds: state.authorization?.accessibleIds,
+      // The pipeline authorizes every request except public ones (excluded routes, preflights).
+      public: state.authorization === undefined,
     })
     state.upstreamHeaders = plan.headers
     if (plan.query !== undefined) state.upstreamQuery = plan.query

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startGateway } from '../../helpers/gateway.js'
+import { startFoundationGateway } from '../../helpers/foundation.js'
 import { metricValue, parseMetrics, settledMetrics } from '../../helpers/metrics.js'
 import { httpRequest } from '../../helpers/raw-http.js'
 import { closedPort, startRuntime } from '../../helpers/runtime.js'
@@ -7,7 +7,7 @@ import { waitFor, within } from '../../helpers/wait.js'
 
 void t.test('/healthz answers 200 while the process is up, whatever the upstream', async (t) => {
   const port = await closedPort()
-  const gateway = await startGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
   const response = await fetch(`${gateway.adminUrl}/healthz`)
   t.equal(response.status, 200)
   t.same(await response.json(), { status: 'ok' })
@@ -17,7 +17,7 @@ void t.test('/healthz answers 200 while the process is up, whatever the upstream
 
 void t.test('/readyz follows the upstream', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   // Each check is bounded (2 s) inside the gateway; on a loaded machine a first attempt may miss it.
   let ready = await fetch(`${gateway.adminUrl}/readyz`)
   const deadline = Date.now() + 15_000
@@ -46,7 +46,7 @@ void t.test('/readyz follows the upstream', async (t) => {
 
 void t.test('/readyz is 503 for an upstream that was never there', async (t) => {
   const port = await closedPort()
-  const gateway = await startGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
   const response = await fetch(`${gateway.adminUrl}/readyz`)
   t.equal(response.status, 503)
   t.match(await response.json(), { status: 'not_ready', checks: { upstream: String } })
@@ -54,7 +54,10 @@ void t.test('/readyz is 503 for an upstream that was never there', async (t) => 
 
 void t.test('/readyz turns 503 as soon as shutdown begins', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, {
+    upstream: { url: runtime.url },
+    server: { shutdown_grace_ms: 20_000 },
+  })
   const inFlight = httpRequest(gateway.url, { path: '/slow?ms=2000' })
   await waitFor(() => runtime.started === 1, 'the slow request to reach the upstream')
   const stopping = gateway.stop()
@@ -67,7 +70,7 @@ void t.test('/readyz turns 503 as soon as shutdown begins', async (t) => {
 
 void t.test('/metrics counts requests by method, route family and status', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   await httpRequest(gateway.url, { path: '/agents' })
   await httpRequest(gateway.url, { path: '/agents/a1' })
   await httpRequest(gateway.url, { path: '/agents/zz' })
@@ -152,7 +155,7 @@ void t.test('/metrics counts requests by method, route family and status', async
 
 void t.test('process metrics are exposed when collected', async (t) => {
   const runtime = await startRuntime(t)
-  const withProcess = await startGateway(
+  const withProcess = await startFoundationGateway(
     t,
     { upstream: { url: runtime.url } },
     {},
@@ -167,7 +170,7 @@ void t.test('process metrics are exposed when collected', async (t) => {
   ]) {
     t.ok(names.has(name), name)
   }
-  const without = await startGateway(t, { upstream: { url: runtime.url } })
+  const without = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   t.notMatch(
     await without.metrics(),
     /portcullis_process_resident_memory_bytes/,
@@ -177,7 +180,7 @@ void t.test('process metrics are exposed when collected', async (t) => {
 
 void t.test("the main port's /metrics belongs to the upstream", async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const response = await httpRequest(gateway.url, { path: '/metrics' })
   t.equal(response.status, 200)
   t.match(response.json(), { route: 'GET /metrics' }, "the upstream's answer")

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startGateway } from '../../helpers/gateway.js'
+import { startFoundationGateway } from '../../helpers/foundation.js'
 import { rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
 
@@ -99,7 +99,7 @@ const accepted: [target: string, path: string, rawUrl: string][] = [
 
 void t.test('each ambiguous path is refused with 400 before the upstream sees it', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   for (const [target, why] of refused) {
     for (const method of ['GET', 'POST', 'OPTIONS']) {
       const before = runtime.started
@@ -125,7 +125,7 @@ void t.test('each ambiguous path is refused with 400 before the upstream sees it
 
 void t.test('targets the HTTP parser refuses get 400 and never reach the upstream', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   for (const [target, why] of unparseable) {
     const response = await rawExchange(
       gateway.port,
@@ -139,7 +139,7 @@ void t.test('targets the HTTP parser refuses get 400 and never reach the upstrea
 
 void t.test('each accepted path reaches the upstream as exactly the canonical path', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   for (const [target, path, rawUrl] of accepted) {
     const response = await rawExchange(
       gateway.port,

@@ -141,7 +141,8 @@ void t.test('serve: a port in use fails with a non-zero exit, saying why', async
   const { port } = blocker.address() as AddressInfo
   const file = tempConfig(
     t,
-    `server: {host: 127.0.0.1, port: ${port}, admin_host: 127.0.0.1, admin_port: 0}\n`,
+    `server: {host: 127.0.0.1, port: ${port}, admin_host: 127.0.0.1, admin_port: 0}\n` +
+      'auth: {security_key: a-test-key}\nservice_accounts: {enabled: false}\n',
   )
   const child = portcullis(t, ['serve', '--config', file])
   const exit = await child.exit()

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { startGateway, type TestGateway } from '../../helpers/gateway.js'
+import { startFoundationGateway } from '../../helpers/foundation.js'
+import type { TestGateway } from '../../helpers/gateway.js'
 import { accessLogRecord } from '../../helpers/log-records.js'
 import { rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -31,7 +32,7 @@ void t.test("an untrusted peer's X-Forwarded-* and Forwarded are replaced", asyn
   const upstreamHost = new URL(runtime.url).host
   // No trusted proxies at all, and a list that does not include the peer: the same outcome.
   for (const trusted_proxies of [[], ['10.0.0.0/8', '::1/128']]) {
-    const gateway = await startGateway(t, {
+    const gateway = await startFoundationGateway(t, {
       upstream: { url: runtime.url },
       server: { trusted_proxies },
     })
@@ -62,7 +63,7 @@ void t.test("an untrusted peer's X-Forwarded-* and Forwarded are replaced", asyn
 
 void t.test("a trusted proxy's chain is extended and its proto and host are kept", async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, {
+  const gateway = await startFoundationGateway(t, {
     upstream: { url: runtime.url },
     server: { trusted_proxies: ['127.0.0.1/32'] },
   })
@@ -74,7 +75,7 @@ void t.test("a trusted proxy's chain is extended and its proto and host are kept
   t.equal(headers.forwarded, 'for=203.0.113.7;proto=https;host=public.example')
   t.equal(headers['x-request-id'], 'trace-abc.123', "a trusted proxy's request id is kept")
   t.equal(
-    accessLogClient(gateway),
+    await accessLogClient(gateway),
     '198.51.100.2',
     'the right-most untrusted address is the client',
   )
@@ -108,7 +109,7 @@ void t.test("a trusted proxy's chain is extended and its proto and host are kept
 
 void t.test('the client address skips every trusted hop of the chain', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, {
+  const gateway = await startFoundationGateway(t, {
     upstream: { url: runtime.url },
     server: { trusted_proxies: ['127.0.0.1', '10.0.0.0/8'] },
   })
@@ -126,10 +127,10 @@ void t.test(
   'upstream Host: the upstream own by default, the client one with preserve_host',
   async (t) => {
     const runtime = await startRuntime(t)
-    const plain = await startGateway(t, { upstream: { url: runtime.url } })
+    const plain = await startFoundationGateway(t, { upstream: { url: runtime.url } })
     await send(plain, ['Host: portcullis.test'])
     t.equal(runtime.requests.at(-1)?.headers.host, new URL(runtime.url).host)
-    const preserving = await startGateway(t, {
+    const preserving = await startFoundationGateway(t, {
       upstream: { url: runtime.url, preserve_host: true },
     })
     await send(preserving, ['Host: portcullis.test'])

@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import t from 'tap'
-import { startGateway } from '../../helpers/gateway.js'
+import { startFoundationGateway } from '../../helpers/foundation.js'
 import { rawExchange } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
 import { within } from '../../helpers/wait.js'
@@ -36,7 +36,7 @@ void t.test(
   'a client sending its headers byte by byte is cut after headers_timeout_ms',
   async (t) => {
     const runtime = await startRuntime(t)
-    const gateway = await startGateway(t, {
+    const gateway = await startFoundationGateway(t, {
       upstream: { url: runtime.url },
       server: { headers_timeout_ms: 500 },
     })
@@ -60,7 +60,7 @@ void t.test(
 
 void t.test('a client sending its body byte by byte is cut after request_timeout_ms', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, {
+  const gateway = await startFoundationGateway(t, {
     upstream: { url: runtime.url },
     server: { headers_timeout_ms: 500, request_timeout_ms: 1_000 },
   })
@@ -83,7 +83,7 @@ void t.test('a client sending its body byte by byte is cut after request_timeout
 
 void t.test('a header block over max_header_bytes gets 431', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, {
+  const gateway = await startFoundationGateway(t, {
     upstream: { url: runtime.url },
     server: { max_header_bytes: 2048 },
   })
@@ -109,7 +109,7 @@ void t.test('a header block over max_header_bytes gets 431', async (t) => {
 
 void t.test('more than max_headers_count fields gets 431', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, {
+  const gateway = await startFoundationGateway(t, {
     upstream: { url: runtime.url },
     server: { max_headers_count: 20 },
   })
@@ -172,7 +172,7 @@ void t.test(
   'request smuggling forms are refused with 400 and never reach the upstream',
   async (t) => {
     const runtime = await startRuntime(t)
-    const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+    const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
     for (const [name, request] of smuggling) {
       const before = runtime.started
       const response = await rawExchange(gateway.port, request)
@@ -193,7 +193,9 @@ void t.test(
 void t.test('a request with two Host fields is refused (RFC 9112 section 3.2)', async (t) => {
   const runtime = await startRuntime(t)
   for (const preserve_host of [false, true]) {
-    const gateway = await startGateway(t, { upstream: { url: runtime.url, preserve_host } })
+    const gateway = await startFoundationGateway(t, {
+      upstream: { url: runtime.url, preserve_host },
+    })
     const response = await rawExchange(
       gateway.port,
       'GET /echo HTTP/1.1\r\nHost: public.example\r\nHost: internal.example\r\n\r\n',

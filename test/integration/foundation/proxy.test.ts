@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import t from 'tap'
-import { startGateway } from '../../helpers/gateway.js'
+import { startFoundationGateway } from '../../helpers/foundation.js'
 import { accessLogRecord } from '../../helpers/log-records.js'
 import { httpRequest, rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { startCustomUpstream, startRuntime } from '../../helpers/runtime.js'
@@ -21,7 +21,7 @@ interface Echo {
 
 void t.test('every method reaches the upstream with its body intact', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
 
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
     const body = JSON.stringify({ method, items: [1, 2, 3], text: 'héllo' })
@@ -71,7 +71,7 @@ void t.test('every method reaches the upstream with its body intact', async (t) 
 
 void t.test('query strings reach the upstream byte for byte', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const queries = [
     'a=1',
     'b=2&a=1&a=3',
@@ -94,7 +94,7 @@ void t.test('query strings reach the upstream byte for byte', async (t) => {
 
 void t.test('upstream status codes and bodies come back unchanged', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   for (const code of [200, 201, 202, 204, 304, 400, 401, 403, 404, 409, 418, 422, 500, 502, 503]) {
     const direct = await httpRequest(runtime.url, { path: `/status/${code}` })
     const proxied = await httpRequest(gateway.url, { path: `/status/${code}` })
@@ -144,7 +144,7 @@ void t.test(
       ])
       res.end('created')
     })
-    const gateway = await startGateway(t, { upstream: { url: upstream.url } })
+    const gateway = await startFoundationGateway(t, { upstream: { url: upstream.url } })
 
     const response = await httpRequest(gateway.url, { path: '/thing' })
     t.equal(response.status, 201)
@@ -165,7 +165,7 @@ void t.test(
 
 void t.test('hop-by-hop request headers, and those listed in Connection, stay here', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const response = await rawExchange(
     gateway.port,
     rawRequestHead('GET', '/echo', [
@@ -239,7 +239,7 @@ void t.test('hop-by-hop response headers, and those listed in Connection, stay h
     ])
     res.end('ok')
   })
-  const gateway = await startGateway(t, { upstream: { url: upstream.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: upstream.url } })
   // A keep-alive client, so that the gateway's own Connection handling is visible.
   const response = await rawExchange(
     gateway.port,
@@ -273,7 +273,7 @@ void t.test(
   'client X-Auth-* identity headers never reach the upstream, in any spelling',
   async (t) => {
     const runtime = await startRuntime(t)
-    const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+    const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
     const identity = [
       'X-Auth-User-Id: mallory',
       'x-auth-user-id: mallory-again',
@@ -316,7 +316,7 @@ void t.test(
 
 void t.test('forwarded-path headers never reach the upstream', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const headers = [
     'X-Original-URL',
     'X-Original-URI',
@@ -347,7 +347,7 @@ void t.test('forwarded-path headers never reach the upstream', async (t) => {
 
 void t.test('every response carries an X-Request-Id, which the upstream saw too', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const first = await httpRequest(gateway.url, {
     path: '/echo',
     headers: { 'x-request-id': 'client-chosen' },
@@ -368,7 +368,7 @@ void t.test('every response carries an X-Request-Id, which the upstream saw too'
 void t.test('upstream connections are kept alive and reused', async (t) => {
   const runtime = await startRuntime(t)
   const tap = await startTcpTap(t, runtime.port)
-  const gateway = await startGateway(t, { upstream: { url: tap.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: tap.url } })
   for (let index = 0; index < 20; index++) {
     // A new client connection each time: reuse must come from the gateway's pool.
     const response = await httpRequest(gateway.url, {

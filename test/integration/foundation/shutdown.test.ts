@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { stringify } from 'yaml'
 import { Child, tsxArgs } from '../../helpers/child-process.js'
+import { PASS_THROUGH_AUTH } from '../../helpers/foundation.js'
 import type { Teardown } from '../../helpers/gateway.js'
 import { httpRequest } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -18,9 +19,9 @@ async function serve(t: Teardown, upstreamUrl: string, server: Record<string, un
   writeFileSync(
     file,
     stringify({
+      ...PASS_THROUGH_AUTH,
       server: { host: '127.0.0.1', port: 0, admin_host: '127.0.0.1', admin_port: 0, ...server },
       upstream: { url: upstreamUrl },
-      database: { data_dir: join(dir, 'data') },
       logging: { level: 'info' },
     }),
   )
@@ -64,16 +65,18 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       t.equal(await tryConnect(port), 'ECONNREFUSED', 'a new connection is refused')
       const response = await inFlight
       t.equal(response.status, 200, 'the in-flight request completed')
-      t.same(response.json(), { slept_ms: 1500 })
+      t.same(response.json(), { slept_ms: 3000 })
       const exit = await child.exit()
       t.same(exit, { code: 0, signal: null }, 'exit code 0')
+      const messages = child.stdout.map((text) => (JSON.parse(text) as { msg?: string }).msg)
+      const shutdownAt = messages.indexOf('shutting down')
+      const slowLoggedAt = child.stdout.findIndex((text) => text.includes('"path":"/slow"'))
       t.ok(
-        child.stdout.some((text) => text.includes('portcullis stopped')),
-        'the stop is logged',
+        shutdownAt !== -1 && slowLoggedAt > shutdownAt,
+        'the request was still in flight when the signal was handled',
       )
-      t.match(JSON.parse(child.stdout.find((text) => text.includes('shutting down')) ?? '{}'), {
-        signal,
-      })
+      t.equal(messages.at(-1), 'portcullis stopped', 'the stop is logged last')
+      t.match(JSON.parse(child.stdout[shutdownAt] ?? '{}'), { signal })
     },
   )
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { request } from 'node:http'
 import t from 'tap'
 import { Child, tsxArgs } from '../../helpers/child-process.js'
-import { startGateway } from '../../helpers/gateway.js'
+import { PASS_THROUGH_AUTH, startFoundationGateway } from '../../helpers/foundation.js'
 import { sseMessages, type SseMessage } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
 import { startTcpTap, type TcpTap } from '../../helpers/tcp-tap.js'
@@ -40,7 +40,7 @@ async function readWhileHeld(body: ReadableStream<Uint8Array> | null, tap: TcpTa
 void t.test('an agent run streamed as SSE reaches the client event by event', async (t) => {
   const runtime = await startRuntime(t, { sseIntervalMs: 300 })
   const tap = await startTcpTap(t, runtime.port)
-  const gateway = await startGateway(t, { upstream: { url: tap.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: tap.url } })
   tap.holdAfter(/event: RunStarted\n/)
 
   const response = await fetch(`${gateway.url}/agents/a1/runs`, {
@@ -74,7 +74,7 @@ void t.test('an agent run streamed as SSE reaches the client event by event', as
 void t.test('/stream ticks reach the client one by one', async (t) => {
   const runtime = await startRuntime(t)
   const tap = await startTcpTap(t, runtime.port)
-  const gateway = await startGateway(t, { upstream: { url: tap.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: tap.url } })
   tap.holdAfter(/"index":0/)
 
   const response = await fetch(`${gateway.url}/stream?events=5&interval_ms=300`)
@@ -220,7 +220,7 @@ void t.test(
       '--expose-gc',
       ...tsxArgs(
         'test/helpers/gateway-process.ts',
-        JSON.stringify({ upstream: { url: runtime.url } }),
+        JSON.stringify({ ...PASS_THROUGH_AUTH, upstream: { url: runtime.url } }),
       ),
     ])
     t.teardown(() => child.process.stdin?.end())
@@ -289,7 +289,7 @@ void t.test('a slow reader holds the upstream back instead of filling the gatewa
   // managed to send meanwhile: socket buffers' worth, not the 100 MB body.
   const runtime = await startRuntime(t)
   const tap = await startTcpTap(t, runtime.port)
-  const gateway = await startGateway(t, { upstream: { url: tap.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: tap.url } })
   const size = 100 * 1000 * 1000
   let upstreamWhilePaused = 0
   const got = await within(

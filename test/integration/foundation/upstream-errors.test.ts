@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { startBlackhole } from '../../helpers/blackhole.js'
-import { startGateway, type TestGateway } from '../../helpers/gateway.js'
+import { startFoundationGateway } from '../../helpers/foundation.js'
+import type { TestGateway } from '../../helpers/gateway.js'
 import { accessLogRecord } from '../../helpers/log-records.js'
 import { metricValue } from '../../helpers/metrics.js'
 import { httpRequest, type HttpResult } from '../../helpers/raw-http.js'
@@ -31,7 +32,7 @@ async function upstreamErrors(gateway: TestGateway, kind: string): Promise<numbe
 
 void t.test('an upstream that refuses connections gives 502 without internals', async (t) => {
   const port = await closedPort()
-  const gateway = await startGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
   const get = await httpRequest(gateway.url, { path: '/agents' })
   t.equal(get.status, 502)
   t.equal(get.text, UNAVAILABLE)
@@ -50,7 +51,9 @@ void t.test(
     // The client's body is still unread when the connection to the upstream fails: the client must
     // get the same JSON answer as a body-less request, not a dropped connection.
     const port = await closedPort()
-    const refused = await startGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+    const refused = await startFoundationGateway(t, {
+      upstream: { url: `http://127.0.0.1:${port}` },
+    })
     for (const body of ['message=hello', 'x'.repeat(200_000)]) {
       const response = await httpRequest(refused.url, {
         method: 'POST',
@@ -68,7 +71,7 @@ void t.test(
     t.equal(await upstreamErrors(refused, 'refused'), 2)
 
     const blackhole = await startBlackhole(t)
-    const hanging = await startGateway(t, {
+    const hanging = await startFoundationGateway(t, {
       upstream: { url: blackhole.url, connect_timeout_ms: 300, response_timeout_ms: 60_000 },
     })
     const response = await httpRequest(hanging.url, {
@@ -88,7 +91,7 @@ void t.test(
 
 void t.test('an upstream that resets the connection gives 502', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const response = await httpRequest(gateway.url, { path: '/destroy' })
   t.equal(response.status, 502)
   t.equal(response.text, UNAVAILABLE)
@@ -100,7 +103,7 @@ void t.test('an upstream that resets the connection gives 502', async (t) => {
 
 void t.test('an upstream slower than response_timeout_ms gives 504', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, {
+  const gateway = await startFoundationGateway(t, {
     upstream: { url: runtime.url, response_timeout_ms: 200 },
   })
   // The upstream would answer after 30 s: only the gateway's timeout can answer within the wait.
@@ -117,7 +120,7 @@ void t.test(
   'an upstream that never accepts the connection gives 504 (connect timeout)',
   async (t) => {
     const blackhole = await startBlackhole(t)
-    const gateway = await startGateway(t, {
+    const gateway = await startFoundationGateway(t, {
       upstream: { url: blackhole.url, connect_timeout_ms: 300, response_timeout_ms: 60_000 },
     })
     // Only the connect timeout can answer within the bounded wait: the response timeout is 60 s.
@@ -137,7 +140,9 @@ void t.test(
   'a stream that goes silent past idle_timeout_ms is cut, not left hanging',
   async (t) => {
     const runtime = await startRuntime(t)
-    const gateway = await startGateway(t, { upstream: { url: runtime.url, idle_timeout_ms: 300 } })
+    const gateway = await startFoundationGateway(t, {
+      upstream: { url: runtime.url, idle_timeout_ms: 300 },
+    })
     const response = await fetch(`${gateway.url}/stream?events=3&interval_ms=30000`)
     t.equal(response.status, 200, 'the headers were already sent')
     const reading = response.text()
@@ -157,7 +162,7 @@ void t.test(
 
 void t.test('upstream error statuses are answers, not upstream failures', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   for (const code of [500, 502, 503, 504]) {
     const response = await httpRequest(gateway.url, { path: `/status/${code}` })
     t.equal(response.status, code)

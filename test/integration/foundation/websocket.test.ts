@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { startGateway, type TestGateway } from '../../helpers/gateway.js'
+import { startFoundationGateway } from '../../helpers/foundation.js'
+import type { TestGateway } from '../../helpers/gateway.js'
 import { metricValue } from '../../helpers/metrics.js'
 import { rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { closedPort, startRuntime } from '../../helpers/runtime.js'
@@ -20,7 +21,7 @@ const wsUrl = (gateway: TestGateway, path: string): string =>
 
 void t.test('frames are relayed both ways, text as text and binary as binary', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const client = await WsClient.open(t, wsUrl(gateway, '/ws/echo'))
 
   client.socket.send('hello, gateway')
@@ -57,7 +58,7 @@ void t.test('frames are relayed both ways, text as text and binary as binary', a
 
 void t.test('close codes and reasons propagate both ways', async (t) => {
   const upstream = await startWsUpstream(t)
-  const gateway = await startGateway(t, { upstream: { url: upstream.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: upstream.url } })
 
   const client = await WsClient.open(t, wsUrl(gateway, '/by-client'))
   await waitFor(() => upstream.connections.length === 1, 'the upstream connection')
@@ -85,7 +86,7 @@ void t.test('close codes and reasons propagate both ways', async (t) => {
 
   // The demo runtime's echo closes the same way.
   const runtime = await startRuntime(t)
-  const viaRuntime = await startGateway(t, { upstream: { url: runtime.url } })
+  const viaRuntime = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const echo = await WsClient.open(t, wsUrl(viaRuntime, '/ws/echo'))
   echo.socket.send('close:4003:runtime bye')
   t.same(await echo.waitClosed(), { code: 4003, reason: 'runtime bye' })
@@ -93,7 +94,7 @@ void t.test('close codes and reasons propagate both ways', async (t) => {
 
 void t.test('subprotocol negotiation passes through', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   const chat = await WsClient.open(t, wsUrl(gateway, '/ws/echo'), ['chat.v2', 'chat.v1'])
   t.equal(chat.socket.protocol, 'chat.v2', "the upstream's choice reaches the client")
   t.same(
@@ -111,16 +112,16 @@ void t.test('subprotocol negotiation passes through', async (t) => {
 void t.test(
   'an upstream that accepts without choosing an offered subprotocol is relayed as such',
   async (t) => {
-    // AgentOS's /workflows/ws accepts without a subprotocol whatever the client offers. Directly, the
-    // handshake succeeds (101, no Sec-WebSocket-Protocol); through the gateway it must too, not
-    // become a 502 "Upstream unavailable" for an upstream that is up and answered.
-    const runtime = await startRuntime(t)
-    const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+    // AgentOS's /workflows/ws accepts without a subprotocol whatever the client offers. Directly,
+    // the handshake succeeds (101, no Sec-WebSocket-Protocol); through the gateway it must too,
+    // not become a 502 "Upstream unavailable" for an upstream that is up and answered.
+    const upstream = await startWsUpstream(t, { choosesProtocol: false })
+    const gateway = await startFoundationGateway(t, { upstream: { url: upstream.url } })
     const offer = [...HANDSHAKE, 'Sec-WebSocket-Protocol: x-unknown']
-    const direct = await rawExchange(runtime.port, rawRequestHead('GET', '/workflows/ws', offer))
+    const direct = await rawExchange(upstream.port, rawRequestHead('GET', '/socket', offer))
     t.equal(direct.status, 101, 'the upstream accepts directly')
     t.equal(direct.headers['sec-websocket-protocol'], undefined, 'choosing no subprotocol')
-    const proxied = await rawExchange(gateway.port, rawRequestHead('GET', '/workflows/ws', offer))
+    const proxied = await rawExchange(gateway.port, rawRequestHead('GET', '/socket', offer))
     t.equal(proxied.status, 101, `through the gateway too (got ${proxied.status} ${proxied.body})`)
     t.equal(proxied.headers['sec-websocket-protocol'], undefined)
   },
@@ -130,7 +131,7 @@ void t.test(
   'identity, forwarded-path and forwarding headers are cleaned on the upgrade too',
   async (t) => {
     const runtime = await startRuntime(t)
-    const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+    const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
     await WsClient.open(t, wsUrl(gateway, '/ws/echo'), [], {
       'X-Auth-User-Id': 'mallory',
       x_auth_scopes: 'os:admin',
@@ -162,7 +163,7 @@ void t.test(
 
 void t.test('a dead upstream gives a clean 502 on the raw socket', async (t) => {
   const port = await closedPort()
-  const gateway = await startGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
   const response = await rawExchange(gateway.port, rawRequestHead('GET', '/ws/echo', HANDSHAKE))
   t.match(response.head, /^HTTP\/1\.1 502 /)
   t.match(response.headers['content-type'], /^application\/json/)
@@ -178,7 +179,7 @@ void t.test('a dead upstream gives a clean 502 on the raw socket', async (t) => 
 
 void t.test("the upstream's refusal of a handshake reaches the client with its body", async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   // The runtime answers upgrades to unknown paths with 404 {"detail":"Not Found"}.
   const refused = await refusedHandshake(t, wsUrl(gateway, '/ws/no-such-socket'))
   t.equal(refused.status, 404)
@@ -189,7 +190,7 @@ void t.test(
   'non-WebSocket upgrades and bad handshakes are refused before the upstream',
   async (t) => {
     const runtime = await startRuntime(t)
-    const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+    const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
     const h2c = await rawExchange(
       gateway.port,
       rawRequestHead('GET', '/echo', [
@@ -229,7 +230,7 @@ void t.test(
 
 void t.test('an ambiguous path on an upgrade is refused with 400', async (t) => {
   const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, { upstream: { url: runtime.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: runtime.url } })
   for (const path of [
     '/ws/../ws/echo',
     '/ws%2Fecho',
@@ -249,7 +250,7 @@ void t.test('an ambiguous path on an upgrade is refused with 400', async (t) => 
 
 void t.test('graceful shutdown closes relayed sockets with 1001', async (t) => {
   const upstream = await startWsUpstream(t)
-  const gateway = await startGateway(t, { upstream: { url: upstream.url } })
+  const gateway = await startFoundationGateway(t, { upstream: { url: upstream.url } })
   const first = await WsClient.open(t, wsUrl(gateway, '/one'))
   const second = await WsClient.open(t, wsUrl(gateway, '/two'))
   first.socket.send('ping')

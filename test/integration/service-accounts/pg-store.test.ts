@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { Config } from '../../../src/config/schema.js'
 import { createLogger } from '../../../src/logger.js'
 import { createServiceAccountStore } from '../../../src/service-accounts/create-store.js'
@@ -12,7 +12,12 @@ import {
   runStoreContract,
 } from '../../contract/service-account-store.js'
 import { LogCapture } from '../../helpers/log-capture.js'
-import { postgresSkipReason, startPostgres, type Teardown } from '../../helpers/postgres.js'
+import {
+  postgresSkipReason,
+  startPostgres,
+  type PostgresServer,
+  type Teardown,
+} from '../../helpers/postgres.js'
 
 const skip = postgresSkipReason()
 const TIMEOUT_MS = 1_000
@@ -47,18 +52,22 @@ async function elapsed<T>(promise: Promise<T>): Promise<{ ms: number; error: unk
   return { ms: performance.now() - started, error }
 }
 
-void t.test('PostgreSQL store contract', { skip }, async (t) => {
+// One server for the file; the groups run in order and each leaves it running.
+void t.test('PostgreSQL', { skip }, async (t) => {
   const server = await startPostgres(t)
-  runStoreContract(t, async (t) => {
-    const url = await server.createDatabase()
-    return { open: () => openStore(t, url) }
+  void t.test('the store contract', async (t) => {
+    runStoreContract(t, async (t) => {
+      const url = await server.createDatabase()
+      return { open: () => openStore(t, url) }
+    })
   })
+  void t.test('outages are bounded and reported as unavailable', (t) => outages(t, server))
+  void t.test('the LISTEN connection comes back after a restart', (t) => relisten(t, server))
 })
 
-void t.test('outages are bounded and reported as unavailable', { skip }, async (t) => {
-  const server = await startPostgres(t)
+async function outages(t: Test, server: PostgresServer): Promise<void> {
   const logs = new LogCapture()
-  const store = await openStore(t, server.url, logs)
+  const store = await openStore(t, await server.createDatabase(), logs)
   await store.migrate()
   const account = await store.create(newAccount())
 
@@ -115,12 +124,12 @@ void t.test('outages are bounded and reported as unavailable', { skip }, async (
   })
 
   t.notMatch(logs.text, /"level":(50|60)/, 'nothing logged as error or fatal')
-})
+}
 
-void t.test('the LISTEN connection comes back after a restart', { skip }, async (t) => {
-  const server = await startPostgres(t)
-  const listener = await openStore(t, server.url)
-  const writer = await openStore(t, server.url)
+async function relisten(t: Test, server: PostgresServer): Promise<void> {
+  const url = await server.createDatabase()
+  const listener = await openStore(t, url)
+  const writer = await openStore(t, url)
   await listener.migrate()
   const before = await writer.create(newAccount())
   const after = await writer.create(newAccount())
@@ -130,19 +139,20 @@ void t.test('the LISTEN connection comes back after a restart', { skip }, async 
   await writer.revoke(before.id, 1_700_000_000)
   t.same(await first.event, { id: before.id, tokenHash: before.tokenHash })
 
+  let timer: NodeJS.Timeout | undefined
   const gap = new Promise<void>((resolve, reject) => {
     listener.onNotificationGap(resolve)
-    setTimeout(() => reject(new Error('the listener did not reconnect')), 20_000)
+    timer = setTimeout(() => reject(new Error('the listener did not reconnect')), 20_000)
   })
   await server.restart()
-  await gap
+  await gap.finally(() => clearTimeout(timer))
   t.pass('the gap was reported after reconnecting')
 
   const second = nextRevocation(listener)
   await second.ready
   t.equal(await writer.revoke(after.id, 1_700_000_000), 'revoked', 'the pool reconnected too')
   t.same(await second.event, { id: after.id, tokenHash: after.tokenHash })
-})
+}
 
 const SERVICE_ACCOUNTS: Config['service_accounts'] = {
   enabled: true,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +14,8 @@ const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
 t.teardown(() => rm(root, { recursive: true, force: true }))
 
 // A fresh PGlite directory takes seconds to initialise; copying an initialised one takes little.
-const template = join(root, 'template')
+// The template's parents do not exist yet: opening must create them.
+const template = join(root, 'nested', 'missing', 'template')
 await (await PgliteSqlClient.open(template)).close()
 
 let databases = 0
@@ -41,7 +43,9 @@ runStoreContract(t, async () => {
 })
 
 void t.test('the data directory is created when missing and keeps its data', async (t) => {
-  const dataDir = join(root, 'nested', 'missing', 'dir')
+  t.ok(existsSync(join(template, 'PG_VERSION')), 'created with its parents')
+  const dataDir = join(root, 'restarted')
+  await cp(template, dataDir, { recursive: true })
   const config = {
     url: null,
     data_dir: dataDir,

@@ -46,10 +46,13 @@ export interface VerifierFixture {
   readonly registry: Registry
   readonly verifier: ServiceAccountVerifier
   /** Mints a token and stores its account (active, expiring in 90 days unless overridden). */
-  mint(
+  readonly mint: (
     overrides?: Partial<NewServiceAccount>,
-  ): Promise<{ token: string; record: ServiceAccountRecord }>
-  verify(token: string, clientAddress?: string): ReturnType<ServiceAccountVerifier['verify']>
+  ) => Promise<{ token: string; record: ServiceAccountRecord }>
+  readonly verify: (
+    token: string,
+    clientAddress?: string,
+  ) => ReturnType<ServiceAccountVerifier['verify']>
 }
 
 export function verifierFixture(config: Partial<Config['service_accounts']> = {}): VerifierFixture {
@@ -70,7 +73,7 @@ export function verifierFixture(config: Partial<Config['service_accounts']> = {}
     logs,
     registry,
     verifier,
-    async mint(overrides = {}) {
+    mint: async (overrides = {}) => {
       const { token, hash, prefix } = mintToken()
       const record = await store.create({
         id: randomUUID(),

@@ -1,0 +1,38 @@
+import { GatewayError } from '../errors.js'
+import type { Family } from './a2a-catalog.js'
+import { isJsonObject } from './json.js'
+import { lookupFailed, type UpstreamLookup } from './upstream-lookup.js'
+
+const SESSION_TYPES: Readonly<Record<Family, readonly [string, string]>> = {
+  agents: ['agent', 'agent_id'],
+  teams: ['team', 'team_id'],
+  workflows: ['workflow', 'workflow_id'],
+}
+
+function taskNotFound(): GatewayError {
+  return new GatewayError('NOT_FOUND', 'Task not found', { reason: 'surfaces.a2a_task_owner' })
+}
+
+/**
+ * A self-scoped caller's `tasks:get` must name a session (`contextId`) it owns, of the path's
+ * component (reference 8.3); otherwise 404. Ownership is read from the upstream's session API
+ * with the caller's user id as the filter, so another user's session is not found.
+ */
+export async function verifyTaskOwnership(
+  lookup: UpstreamLookup,
+  target: { readonly family: Family; readonly id: string },
+  contextId: unknown,
+  scopedUserId: string,
+): Promise<void> {
+  // A missing contextId is the upstream's 400 to give.
+  if (contextId === undefined || contextId === null) return
+  if (typeof contextId !== 'string' || contextId === '') throw taskNotFound()
+  const [type, idKey] = SESSION_TYPES[target.family]
+  const query = new URLSearchParams({ type, user_id: scopedUserId })
+  const { status, value } = await lookup(
+    `/sessions/${encodeURIComponent(contextId)}?${query.toString()}`,
+  )
+  if (status === 404) throw taskNotFound()
+  if (status !== 200 || !isJsonObject(value)) throw lookupFailed('a2a_task_owner')
+  if (value['user_id'] !== scopedUserId || value[idKey] !== target.id) throw taskNotFound()
+}

@@ -1,0 +1,123 @@
+import type { Middleware, Next } from 'koa'
+import { scopedUserId, type Principal } from '../auth/principal.js'
+import { GatewayError } from '../errors.js'
+import type { GatewayContext, GatewayState } from '../http/state.js'
+import { satisfies } from '../policy/grants.js'
+import type { ComponentCatalog, Family } from './a2a-catalog.js'
+import { verifyTaskOwnership } from './a2a-tasks.js'
+import { pinClientUserId } from './client-user-id.js'
+import { isJsonObject, objectMember } from './json.js'
+import { replaceRequestJson, requireRequestJson } from './request-json.js'
+import type { UpstreamLookup } from './upstream-lookup.js'
+
+export interface A2aStageDeps {
+  readonly prefix: string
+  readonly maxBodyBytes: number
+  readonly adminScope: string
+  readonly userIsolation: boolean
+  readonly catalog: ComponentCatalog
+  readonly lookup: UpstreamLookup
+}
+
+type A2aRoute =
+  | {
+      readonly kind: 'component'
+      readonly family: Family
+      readonly id: string
+      readonly operation: string
+    }
+  | { readonly kind: 'dispatch' }
+
+const SINGULAR: Readonly<Record<Family, string>> = {
+  agents: 'agent',
+  teams: 'team',
+  workflows: 'workflow',
+}
+
+function isFamily(value: string | undefined): value is Family {
+  return value === 'agents' || value === 'teams' || value === 'workflows'
+}
+
+/** `{prefix}/{family}/{id}/v1/{operation}` or the deprecated `{prefix}/message/{send|stream}`. */
+export function a2aRoute(prefix: string, path: string): A2aRoute | undefined {
+  if (!path.startsWith(`${prefix}/`)) return undefined
+  const rest = path.slice(prefix.length + 1).split('/')
+  const [first, second, third, fourth] = rest
+  if (rest.length === 2 && first === 'message' && (second === 'send' || second === 'stream')) {
+    return { kind: 'dispatch' }
+  }
+  if (rest.length !== 4 || !isFamily(first) || !second || third !== 'v1' || !fourth)
+    return undefined
+  return { kind: 'component', family: first, id: second, operation: fourth }
+}
+
+/**
+ * The A2A interface beyond its scope mappings (reference 8.3, 7.2): the message metadata's
+ * `userId` is the caller's (or refused when an anonymous caller claims a reserved principal;
+ * `X-User-ID` is handled with every request), the deprecated dispatch needs the run scope of
+ * the family `X-Agent-ID` resolves to, and a self-scoped caller's `tasks:get` must name a
+ * session of its own.
+ */
+export function a2aStage(deps: A2aStageDeps): Middleware<GatewayState> {
+  return async function a2aMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+    const route = ctx.method === 'POST' ? a2aRoute(deps.prefix, ctx.state.target.path) : undefined
+    if (route !== undefined) await inspect(ctx, deps, route)
+    await next()
+  }
+}
+
+async function inspect(ctx: GatewayContext, deps: A2aStageDeps, route: A2aRoute): Promise<void> {
+  const principal = ctx.state.principal
+  const body = await requireRequestJson(ctx, deps.maxBodyBytes)
+  const params = isJsonObject(body) ? objectMember(body, 'params') : undefined
+  const metadata = objectMember(objectMember(params, 'message'), 'metadata')
+  if (metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)) {
+    replaceRequestJson(ctx, body)
+  }
+  if (route.kind === 'dispatch') {
+    await checkDispatch(ctx, deps, principal)
+  } else if (route.operation === 'tasks:get') {
+    const scoped = scopedUserId(principal, deps.adminScope, deps.userIsolation)
+    if (scoped !== null) {
+      await verifyTaskOwnership(deps.lookup, route, params?.['contextId'], scoped)
+    }
+  }
+}
+
+async function checkDispatch(
+  ctx: GatewayContext,
+  deps: A2aStageDeps,
+  principal: Principal,
+): Promise<void> {
+  if (!principal.authorizationEnabled) return
+  const agentId = singleHeader(ctx.req.rawHeaders, 'x-agent-id')
+  // A missing id or an unknown component is the upstream's 400 or 404.
+  if (agentId === undefined || agentId === '') return
+  const family = await deps.catalog.familyOf(agentId)
+  if (family === undefined) return
+  const context = { family, id: agentId }
+  if (!satisfies(principal.scopes ?? [], `${family}:run`, context, deps.adminScope)) {
+    throw new GatewayError(
+      'ACCESS_DENIED',
+      `Insufficient permissions to run this ${SINGULAR[family]}`,
+      {
+        reason: 'rbac.a2a_dispatch',
+      },
+    )
+  }
+}
+
+/** One header's value; given twice it is refused, as the copies could be read differently. */
+function singleHeader(rawHeaders: readonly string[], name: string): string | undefined {
+  let found: string | undefined
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() !== name) continue
+    if (found !== undefined) {
+      throw new GatewayError('BAD_REQUEST', `Multiple ${name} headers`, {
+        reason: 'surfaces.duplicate_header',
+      })
+    }
+    found = (rawHeaders[index + 1] ?? '').trim()
+  }
+  return found
+}

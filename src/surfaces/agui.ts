@@ -1,0 +1,48 @@
+import type { Middleware, Next } from 'koa'
+import type { GatewayContext, GatewayState } from '../http/state.js'
+import { pinClientUserId } from './client-user-id.js'
+import { isJsonObject } from './json.js'
+import { replaceRequestJson, requireRequestJson } from './request-json.js'
+
+// AG-UI's RunAgentInput is read by alias or by field name.
+const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
+
+/**
+ * AG-UI's `POST {prefix}/agui` (reference 8.4, 7.2): the run's user is
+ * `forwarded_props.user_id`, which becomes the caller's own when it has one (set even when
+ * absent, as the open upstream has no other source) and is refused for anyone else when it
+ * claims a reserved principal. The scope (agents:run or teams:run) is an interface mapping.
+ */
+export function aguiStage(deps: {
+  readonly paths: ReadonlySet<string>
+  readonly maxBodyBytes: number
+}): Middleware<GatewayState> {
+  return async function aguiMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+    if (ctx.method === 'POST' && deps.paths.has(ctx.state.target.path)) {
+      await pinForwardedUserId(ctx, deps.maxBodyBytes)
+    }
+    await next()
+  }
+}
+
+async function pinForwardedUserId(ctx: GatewayContext, maxBodyBytes: number): Promise<void> {
+  const body = await requireRequestJson(ctx, maxBodyBytes)
+  if (!isJsonObject(body)) return
+  const principal = ctx.state.principal
+  const present = FORWARDED_PROPS.filter((key) => key in body)
+  let changed = false
+  for (const key of present) {
+    const props = body[key]
+    if (isJsonObject(props)) {
+      changed = pinClientUserId(props, 'user_id', principal, true) || changed
+    } else if (principal.userId !== null) {
+      body[key] = { user_id: principal.userId }
+      changed = true
+    }
+  }
+  if (present.length === 0 && principal.userId !== null) {
+    body['forwardedProps'] = { user_id: principal.userId }
+    changed = true
+  }
+  if (changed) replaceRequestJson(ctx, body)
+}

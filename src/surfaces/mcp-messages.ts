@@ -1,0 +1,72 @@
+import { isJsonObject, objectMember, type JsonObject } from './json.js'
+import type { ToolDecision } from './mcp-tools.js'
+
+export interface McpInspection {
+  /** A batch (JSON array) rather than one message. */
+  readonly batch: boolean
+  /** Whether anything was refused or rewritten; false: forward the client's body as is. */
+  readonly changed: boolean
+  /** What still goes upstream; undefined when nothing does. */
+  readonly forward: unknown
+  /** Local JSON-RPC error responses for refused calls that expect a response. */
+  readonly errors: readonly JsonObject[]
+}
+
+export type ToolDecider = (name: string, args: JsonObject) => ToolDecision
+
+export function jsonRpcError(id: unknown, code: number, message: string): JsonObject {
+  return { jsonrpc: '2.0', id: id ?? null, error: { code, message } }
+}
+
+/**
+ * Applies the tool policy to every `tools/call` of a JSON-RPC message or batch. A refused call
+ * is taken out and answered locally (nothing, for a notification); an allowed one may have its
+ * arguments rewritten. Other messages pass untouched.
+ */
+export function inspectMcpBody(value: unknown, decide: ToolDecider): McpInspection {
+  const batch = Array.isArray(value)
+  const messages: readonly unknown[] = Array.isArray(value) ? value : [value]
+  const kept: unknown[] = []
+  const errors: JsonObject[] = []
+  let changed = false
+  for (const message of messages) {
+    const call = toolCall(message)
+    if (call === undefined) {
+      kept.push(message)
+      continue
+    }
+    const decision = decide(call.name, call.args)
+    if (decision.kind === 'deny') {
+      changed = true
+      if ('id' in call.message) {
+        errors.push(jsonRpcError(call.message['id'], decision.code, decision.message))
+      }
+      continue
+    }
+    if (!decision.changed) {
+      kept.push(message)
+      continue
+    }
+    changed = true
+    kept.push({ ...call.message, params: { ...call.params, arguments: decision.args } })
+  }
+  const forward = batch ? (kept.length > 0 ? kept : undefined) : kept[0]
+  return { batch, changed, forward, errors }
+}
+
+interface ToolCall {
+  readonly message: JsonObject
+  readonly params: JsonObject
+  readonly name: string
+  readonly args: JsonObject
+}
+
+function toolCall(message: unknown): ToolCall | undefined {
+  if (!isJsonObject(message) || message['method'] !== 'tools/call') return undefined
+  const params = objectMember(message, 'params')
+  const name = params?.['name']
+  if (params === undefined || typeof name !== 'string') return undefined
+  // Arguments that are not an object fail upstream; they are still checked as an empty set.
+  const args = objectMember(params, 'arguments') ?? {}
+  return { message, params, name, args }
+}

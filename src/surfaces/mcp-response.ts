@@ -1,0 +1,45 @@
+import type { BufferedResponse } from '../http/upstream-client.js'
+import { parseJson } from './json.js'
+import type { JsonObject } from './json.js'
+
+function header(response: BufferedResponse, name: string): string {
+  const value = response.headers[name]
+  return (Array.isArray(value) ? value[0] : value) ?? ''
+}
+
+function withBody(response: BufferedResponse, body: string, contentType?: string) {
+  const headers = { ...response.headers }
+  delete headers['content-length']
+  if (contentType !== undefined) headers['content-type'] = contentType
+  return { ...response, headers, body: Buffer.from(body) }
+}
+
+/**
+ * Adds the gateway's own JSON-RPC error responses to the upstream's answer to the rest of a
+ * batch: appended to a JSON array (after the upstream's responses; JSON-RPC batches are
+ * unordered), appended as `message` events to an event stream, or returned alone when the
+ * upstream had nothing to say (202). An answer that cannot be extended (an error status, an
+ * encoded or unknown body) is returned as it is.
+ */
+export function mergeLocalErrors(
+  response: BufferedResponse,
+  errors: readonly JsonObject[],
+): BufferedResponse {
+  if (errors.length === 0) return response
+  if (response.status === 202 || (response.status === 200 && response.body.length === 0)) {
+    return { ...withBody(response, JSON.stringify(errors), 'application/json'), status: 200 }
+  }
+  if (response.status !== 200 || header(response, 'content-encoding') !== '') return response
+  const type = header(response, 'content-type').toLowerCase()
+  if (type.startsWith('text/event-stream')) {
+    const text = response.body.toString('utf8')
+    const separator = text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n'
+    const events = errors.map((error) => `event: message\ndata: ${JSON.stringify(error)}\n\n`)
+    return withBody(response, `${text}${separator}${events.join('')}`)
+  }
+  if (!type.startsWith('application/json')) return response
+  const parsed = parseJson(response.body)
+  if (parsed === undefined) return response
+  const upstream: readonly unknown[] = Array.isArray(parsed.value) ? parsed.value : [parsed.value]
+  return withBody(response, JSON.stringify([...upstream, ...errors]))
+}

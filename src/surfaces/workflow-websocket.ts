@@ -1,0 +1,75 @@
+import type { IncomingMessage } from 'node:http'
+import type { WebSocket } from 'ws'
+import { extractCredential, type CredentialSettings } from '../auth/extract-credential.js'
+import type { InboundRequest } from '../auth/inbound-request.js'
+import type { Principal } from '../auth/principal.js'
+import type { ConnectionWatch } from '../http/upgrade-gate.js'
+import { BEARER_SUBPROTOCOL, subprotocolCredential } from '../http/upgrade-gate.js'
+import { offeredProtocols, type LocalUpgradeHandler, type UpgradeHandler } from '../http/upgrade.js'
+import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
+import type { Logger } from '../logger.js'
+import type { UpstreamSockets } from './upstream-socket.js'
+import type { WorkflowAuthenticator } from './workflow-auth.js'
+import type { GateSettings } from './workflow-gates.js'
+import { WorkflowSession } from './workflow-session.js'
+
+export interface WorkflowWebSocketDeps {
+  /** Resolved lazily: the upgrade handler is built with this endpoint in its map. */
+  readonly upgrades: () => UpgradeHandler
+  readonly authenticator: WorkflowAuthenticator
+  readonly enforcer: IdentityEnforcer
+  readonly sockets: UpstreamSockets
+  readonly credentials: CredentialSettings
+  readonly gates: GateSettings
+  readonly requiresAuth: boolean
+  readonly watch: ConnectionWatch
+  readonly maxMessageBytes: number
+  readonly authTimeoutMs: number
+  readonly logger: Logger
+}
+
+/**
+ * `/workflows/ws`, terminated here (reference 8.6). As in AgentOS the upgrade itself is never
+ * refused for want of a credential; one that comes with it (header, cookie, `bearer`
+ * subprotocol) is verified at once, as if sent in an `authenticate` frame.
+ */
+export function workflowWebSocket(deps: WorkflowWebSocketDeps): LocalUpgradeHandler {
+  return (req, socket, head, inbound) => {
+    const fromSubprotocol = subprotocolCredential(offeredProtocols(req)).credential
+    // A repeated credential header or cookie is refused here (400), as on every route.
+    const credential = extractCredential(inbound, deps.credentials) ?? fromSubprotocol
+    const protocol = credential?.source === 'subprotocol' ? BEARER_SUBPROTOCOL : undefined
+    deps.upgrades().acceptLocal(req, socket, head, protocol, (client) => {
+      const session = new WorkflowSession(client, inbound, {
+        authenticator: deps.authenticator,
+        gates: deps.gates,
+        requiresAuth: deps.requiresAuth,
+        watch: deps.watch,
+        openUpstream: (principal) => openUpstream(deps, req, inbound, principal),
+        maxMessageBytes: deps.maxMessageBytes,
+        authTimeoutMs: deps.authTimeoutMs,
+        logger: deps.logger,
+      })
+      session.start(credential)
+    })
+  }
+}
+
+async function openUpstream(
+  deps: WorkflowWebSocketDeps,
+  req: IncomingMessage,
+  inbound: InboundRequest,
+  principal: Principal,
+): Promise<WebSocket> {
+  const plan = await deps.enforcer.plan({
+    principal,
+    method: 'GET',
+    path: inbound.path,
+    query: inbound.query,
+    headers: inbound.headers,
+    body: req,
+  })
+  // The endpoint path is a literal from the config, so the canonical path is its own encoding.
+  const target = { forwardPath: inbound.path, query: plan.query ?? inbound.query }
+  return deps.sockets.open(req, target, plan.headers)
+}

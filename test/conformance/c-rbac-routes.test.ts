@@ -1,0 +1,223 @@
+/** Reference 11 part C, lines 59–76: run actions, route gates and the rest of the table (J). */
+import t from 'tap'
+import { startRuntime } from '../helpers/runtime.js'
+import {
+  ADMIN,
+  AGENTOS_ADMIN,
+  K,
+  forwarded,
+  ids,
+  ip,
+  jConfig,
+  jwt,
+  refused,
+  stack,
+  type CallOptions,
+} from './fixtures.js'
+
+const runtime = await startRuntime(t)
+const J = await stack(t, runtime, jConfig())
+const as = async (scopes: unknown, more: CallOptions = {}): Promise<CallOptions> => ({
+  token: await jwt(scopes),
+  ...more,
+})
+const post = async (path: string, scopes: unknown, form: Record<string, string> = {}) =>
+  J.call('POST', path, await as(scopes, { form }))
+const get = async (path: string, scopes: unknown) => J.call('GET', path, await as(scopes))
+
+void t.test(
+  'C.59 cancel: agents:a1:run on a1 → 200; on /agents/a2/… → 403; agents:a1:read → 403',
+  async (t) => {
+    forwarded(t, await post('/agents/a1/runs/r/cancel', ['agents:a1:run']), 200)
+    refused(t, await post('/agents/a2/runs/r/cancel', ['agents:a1:run']), 403, ip('agents:run'))
+    refused(t, await post('/agents/a1/runs/r/cancel', ['agents:a1:read']), 403, ip('agents:run'))
+  },
+)
+
+void t.test(
+  'C.60 cancel on agents/a1, teams/t1, workflows/w1 as admin → 200 (the body is the upstream’s; AgentOS says {})',
+  async (t) => {
+    for (const base of ['/agents/a1', '/teams/t1', '/workflows/w1']) {
+      const reply = await post(`${base}/runs/x/cancel`, [ADMIN])
+      forwarded(t, reply, 200, `${base}/runs/x/cancel`)
+    }
+  },
+)
+
+void t.test(
+  'C.61 continue (form tools=[]): agents:a1:run → not 403; the same on a2 → 403',
+  async (t) => {
+    const mine = await post('/agents/a1/runs/r/continue', ['agents:a1:run'], { tools: '[]' })
+    forwarded(t, mine, 200, '/agents/a1/runs/r/continue')
+    t.same(mine.upstream?.form?.tools, ['[]'])
+    const other = await post('/agents/a2/runs/r/continue', ['agents:a1:run'], { tools: '[]' })
+    refused(t, other, 403, ip('agents:run'))
+  },
+)
+
+void t.test(
+  'C.62 GET /agents/a1/runs: agents:a1:read → 403 "Access denied to run this agent"; agents:a1:run → 403ip(agents:read)',
+  async (t) => {
+    const readOnly = await get('/agents/a1/runs', ['agents:a1:read'])
+    refused(t, readOnly, 403, 'Access denied to run this agent')
+    refused(t, await get('/agents/a1/runs', ['agents:a1:run']), 403, ip('agents:read'))
+    forwarded(t, await get('/agents/a1/runs', ['agents:a1:read', 'agents:a1:run']), 200)
+  },
+)
+
+void t.test(
+  'C.63 POST /agents/a1/runs/r/resume JWT([]) → 403 "Access denied to run this agent"',
+  async (t) => {
+    refused(t, await post('/agents/a1/runs/r/resume', []), 403, 'Access denied to run this agent')
+    forwarded(t, await post('/agents/a1/runs/r/resume', ['agents:a1:run']), 200)
+  },
+)
+
+void t.test(
+  'C.64 POST /agents/a1/sessions/s1/fork JWT([]) → 403 "Access denied to run this agent"',
+  async (t) => {
+    refused(
+      t,
+      await post('/agents/a1/sessions/s1/fork', []),
+      403,
+      'Access denied to run this agent',
+    )
+    forwarded(t, await post('/agents/a1/sessions/s1/fork', ['agents:run']), 200)
+  },
+)
+
+void t.test(
+  'C.65 JWT([]): GET /metrics/refresh/status → 200; GET /metrics → 403ip(metrics:read)',
+  async (t) => {
+    forwarded(t, await get('/metrics/refresh/status', []), 200, '/metrics/refresh/status')
+    refused(t, await get('/metrics', []), 403, ip('metrics:read'))
+  },
+)
+
+void t.test('C.66 GET /config: config:read → 200; system:read → 200', async (t) => {
+  forwarded(t, await get('/config', ['config:read']), 200, '/config')
+  forwarded(t, await get('/config', ['system:read']), 200, '/config')
+})
+
+void t.test(
+  'C.67 GET /registry: registry:read → 200; config:read, system:read → 403',
+  async (t) => {
+    forwarded(t, await get('/registry', ['registry:read']), 200, '/registry')
+    refused(t, await get('/registry', ['config:read']), 403, ip('registry:read'))
+    refused(t, await get('/registry', ['system:read']), 403, ip('registry:read'))
+  },
+)
+
+const COMPONENT_READS = [
+  '/components',
+  '/components/x',
+  '/components/x/configs',
+  '/components/x/configs/1',
+  '/components/x/configs/current',
+]
+
+void t.test(
+  'C.68 component reads: [] → 403; agents:read → 403; components:read → not 403',
+  async (t) => {
+    for (const path of COMPONENT_READS) {
+      refused(t, await get(path, []), 403, ip('components:read'))
+      refused(t, await get(path, ['agents:read']), 403, ip('components:read'))
+      forwarded(t, await get(path, ['components:read']), 200, path)
+    }
+  },
+)
+
+const COMPONENT_WRITES: [string, string][] = [
+  ['POST', '/components'],
+  ['PATCH', '/components/x'],
+  ['POST', '/components/x/configs'],
+  ['PATCH', '/components/x/configs/1'],
+  ['POST', '/components/x/configs/1/set-current'],
+]
+
+void t.test(
+  'C.69 component writes: components:read, components:delete → 403; components:write → not 403',
+  async (t) => {
+    for (const [method, path] of COMPONENT_WRITES) {
+      const send = async (scope: string) => J.call(method, path, await as([scope], { json: {} }))
+      refused(t, await send('components:read'), 403, ip('components:write'))
+      refused(t, await send('components:delete'), 403, ip('components:write'))
+      forwarded(t, await send('components:write'), 200, path)
+    }
+  },
+)
+
+void t.test(
+  'C.70 component deletes: components:read, components:write → 403; components:delete → not 403',
+  async (t) => {
+    for (const path of ['/components/x', '/components/x/configs/1']) {
+      const send = async (scope: string) => J.call('DELETE', path, await as([scope]))
+      refused(t, await send('components:read'), 403, ip('components:delete'))
+      refused(t, await send('components:write'), 403, ip('components:delete'))
+      forwarded(t, await send('components:delete'), 200, path)
+    }
+  },
+)
+
+void t.test(
+  'C.71 GET /traces, /trace_session_stats: traces:read → 200, [] → 403; /traces/nonexistent is forwarded (its 404 is the upstream’s; the demo has no trace store)',
+  async (t) => {
+    for (const path of ['/traces', '/trace_session_stats']) {
+      forwarded(t, await get(path, ['traces:read']), 200, path)
+      refused(t, await get(path, []), 403, ip('traces:read'))
+    }
+    const one = await get('/traces/nonexistent', ['traces:read'])
+    t.equal(one.upstream?.path, '/traces/nonexistent', 'authorized and forwarded')
+    t.not(one.status, 403)
+  },
+)
+
+void t.test(
+  'C.72 GET /knowledge/content/agents-x JWT(agents:read) → 403ip(knowledge:read)',
+  async (t) => {
+    refused(t, await get('/knowledge/content/agents-x', ['agents:read']), 403, ip('knowledge:read'))
+  },
+)
+
+void t.test('C.73 GET /sessions JWT(teams:read) → 403ip(sessions:read)', async (t) => {
+  refused(t, await get('/sessions', ['teams:read']), 403, ip('sessions:read'))
+})
+
+void t.test(
+  `C.74 admin scope ${ADMIN}: JWT(${ADMIN}) GET /agents → 200; JWT(${AGENTOS_ADMIN}) → 403ip(agents:read)`,
+  async (t) => {
+    const admin = await get('/agents', [ADMIN])
+    forwarded(t, admin, 200)
+    t.same(ids(admin.body), ['a1', 'a2'])
+    refused(t, await get('/agents', [AGENTOS_ADMIN]), 403, ip('agents:read'))
+  },
+)
+
+void t.test(
+  'C.75 scope_mappings {"GET /echo/test": []} (the demo’s catch-all for AgentOS’s /test) → JWT([]) 200, and authorization is implicitly on',
+  async (t) => {
+    const custom = await stack(
+      t,
+      runtime,
+      jConfig({ authorization: null, scope_mappings: { 'GET /echo/test': [] } }),
+    )
+    forwarded(t, await custom.call('GET', '/echo/test', await as([])), 200, '/echo/test')
+    refused(t, await custom.call('GET', '/agents', await as([])), 403, ip('agents:read'))
+  },
+)
+
+void t.test(
+  'C.76 JWT_VERIFICATION_KEY without authorization (RBAC off): JWT([]) GET /agents → 200 all; GET /sessions → 200',
+  async (t) => {
+    const env = await stack(
+      t,
+      runtime,
+      { auth: { algorithm: 'HS256' }, service_accounts: { enabled: false } },
+      { JWT_VERIFICATION_KEY: K },
+    )
+    const agents = await env.call('GET', '/agents', await as([]))
+    forwarded(t, agents, 200)
+    t.same(ids(agents.body), ['a1', 'a2'])
+    forwarded(t, await env.call('GET', '/sessions', await as([])), 200, '/sessions')
+  },
+)

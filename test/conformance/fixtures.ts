@@ -1,0 +1,208 @@
+/**
+ * The fixtures of reference section 11 (J, JI, JA, S, O) as real gateways in front of the demo
+ * runtime, and a request helper that reports what the client got AND what the upstream received.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { OutgoingHttpHeaders } from 'node:http'
+import type { AgentRuntime, RecordedRequest } from '../../demo/runtime/index.js'
+import {
+  startGateway,
+  type ConfigInput,
+  type Teardown,
+  type TestGateway,
+} from '../helpers/gateway.js'
+import { fixtures, signJwt } from '../helpers/jwt.js'
+import { httpRequest } from '../helpers/raw-http.js'
+
+/** The checklist's K: the HS256 secret every J-fixture token is signed with. */
+export const K = fixtures.hmacSecret()
+/** Portcullis's admin scope; the checklist's `agent_os:admin` in the admin role. */
+export const ADMIN = 'os:admin'
+export const AGENTOS_ADMIN = 'agent_os:admin'
+
+/** `403ip(x)` of the checklist. */
+export const ip = (scopes: string): string =>
+  `Insufficient permissions. Required scope(s): ${scopes}`
+
+/** J: `authorization: true`, HS256 with K, service id `os-1`, isolation off, no db. */
+export function jConfig(auth: ConfigInput = {}, more: ConfigInput = {}): ConfigInput {
+  return {
+    auth: {
+      verification_keys: [K],
+      algorithm: 'HS256',
+      authorization: true,
+      service_id: 'os-1',
+      ...auth,
+    },
+    service_accounts: { enabled: false },
+    ...more,
+  }
+}
+
+/** S: security-key mode with the scheduler token; no db unless `more` says otherwise. */
+export function sConfig(more: ConfigInput = {}): ConfigInput {
+  return {
+    auth: { security_key: 'root-key', internal_service_token: 'itok' },
+    service_accounts: { enabled: false },
+    ...more,
+  }
+}
+
+/** An embedded store of its own for one gateway, removed at teardown. */
+export function withDatabase(t: Teardown): ConfigInput {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-conformance-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return { service_accounts: { enabled: true }, database: { data_dir: dir } }
+}
+
+export interface TokenOptions {
+  /** Default `alice`; null leaves `sub` out. */
+  readonly sub?: string | null
+  /** Default now + 1 h; null leaves `exp` out. */
+  readonly exp?: number | null
+  readonly alg?: string
+  readonly key?: string
+  readonly claims?: Record<string, unknown>
+}
+
+export const now = (): number => Math.floor(Date.now() / 1000)
+
+/** The checklist's `JWT(sc, sub=alice)`: HS256 with K, exp now + 1 h; `undefined` scopes: no claim. */
+export function jwt(scopes: unknown, options: TokenOptions = {}): Promise<string> {
+  const claims: Record<string, unknown> = { ...options.claims }
+  if (scopes !== undefined) claims.scopes = scopes
+  const sub = options.sub === undefined ? 'alice' : options.sub
+  if (sub !== null) claims.sub = sub
+  const exp = options.exp === undefined ? now() + 3600 : options.exp
+  if (exp !== null) claims.exp = exp
+  return signJwt(claims, { alg: options.alg ?? 'HS256', key: options.key ?? K })
+}
+
+export interface CallOptions {
+  /** Sent as `Authorization: Bearer <token>`. */
+  readonly token?: string
+  readonly headers?: OutgoingHttpHeaders
+  readonly json?: unknown
+  /** Sent url-encoded. */
+  readonly form?: Record<string, string>
+}
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Record<string, string | string[] | undefined>
+  readonly text: string
+  readonly body: unknown
+  /** `body.detail` when the body is an object with one. */
+  readonly detail: unknown
+  /** What the upstream received for this call; undefined when nothing reached it. */
+  readonly upstream: RecordedRequest | undefined
+}
+
+export interface Stack {
+  readonly gateway: TestGateway
+  readonly runtime: AgentRuntime
+  call(method: string, path: string, options?: CallOptions): Promise<Reply>
+}
+
+/** A gateway with `config` in front of `runtime` (shared by the fixtures of one file). */
+export async function stack(
+  t: Teardown,
+  runtime: AgentRuntime,
+  config: ConfigInput,
+  env: Record<string, string> = {},
+): Promise<Stack> {
+  const gateway = await startGateway(t, { ...config, upstream: { url: runtime.url } }, env)
+  return {
+    gateway,
+    runtime,
+    call: (method, path, options = {}) => call(gateway, runtime, method, path, options),
+  }
+}
+
+/** One request; the runtime's record is cleared first, so `upstream` is this call's (or none). */
+export async function call(
+  gateway: TestGateway,
+  runtime: AgentRuntime,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Reply> {
+  const headers: OutgoingHttpHeaders = { ...options.headers }
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  let body: string | undefined
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(options.json)
+  } else if (options.form !== undefined) {
+    headers['content-type'] = 'application/x-www-form-urlencoded'
+    body = new URLSearchParams(options.form).toString()
+  }
+  runtime.clear()
+  const response = await httpRequest(gateway.url, {
+    method,
+    path,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  })
+  if (runtime.requests.length > 1) throw new Error(`${runtime.requests.length} upstream requests`)
+  let parsed: unknown
+  try {
+    parsed = response.text === '' ? undefined : JSON.parse(response.text)
+  } catch {
+    parsed = undefined
+  }
+  const detail =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as { detail?: unknown }).detail
+      : undefined
+  return {
+    status: response.status,
+    headers: response.headers,
+    text: response.text,
+    body: parsed,
+    detail,
+    upstream: runtime.requests[0],
+  }
+}
+
+/** The ids of a listing body. */
+export function ids(body: unknown): unknown[] {
+  return Array.isArray(body) ? body.map((item) => (item as { id?: unknown }).id) : []
+}
+
+/** A header as the upstream received it (first value). */
+export function upstreamHeader(reply: Reply, name: string): string | undefined {
+  const value = reply.upstream?.headers[name.toLowerCase()]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** Identity header names the upstream received, lowercased, sorted. */
+export function identityHeadersSeen(request: RecordedRequest | undefined): string[] {
+  const names = new Set<string>()
+  for (let index = 0; index < (request?.rawHeaders.length ?? 0); index += 2) {
+    const name = (request?.rawHeaders[index] ?? '').toLowerCase().replaceAll('_', '-')
+    if (name.startsWith('x-auth-') || name === 'x-user-id') names.add(name)
+  }
+  return [...names].sort()
+}
+
+export interface Expectation {
+  equal(found: unknown, wanted: unknown, message?: string): unknown
+  same(found: unknown, wanted: unknown, message?: string): unknown
+}
+
+/** A refusal by the gateway: this status and exact detail, and the upstream saw nothing. */
+export function refused(t: Expectation, reply: Reply, status: number, detail: string): void {
+  t.equal(reply.status, status, `status ${status}`)
+  t.equal(reply.detail, detail, 'detail')
+  t.equal(reply.upstream, undefined, 'the upstream saw nothing')
+}
+
+/** The request reached the upstream and its answer came back with this status. */
+export function forwarded(t: Expectation, reply: Reply, status: number, path?: string): void {
+  t.equal(reply.status, status, `status ${status}`)
+  t.equal(reply.upstream === undefined, false, 'the upstream received it')
+  if (path !== undefined) t.equal(reply.upstream?.path, path, 'at the same path')
+}
