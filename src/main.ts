@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { createProgram } from './cli/program.js'
+import { runCli } from './cli/program.js'
 
-await createProgram().parseAsync(process.argv)
+await runCli(process.argv)

@@ -48,6 +48,24 @@ function credentialOf(reason: string): string {
 
 const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this AgentOS instance'
 
+/** Why these verifiers cannot implement the configured mode (rule 8), or undefined. */
+function credentialSourceProblem(deps: AuthPipelineDeps): string | undefined {
+  const { mode } = deps
+  if (mode.authorizationEnabled && deps.jwt === undefined) {
+    return 'auth.authorization: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false)'
+  }
+  if (mode.mode === 'jwt' && deps.jwt === undefined) {
+    return 'auth: a JWT source is configured but no JWT verifier was given'
+  }
+  if (mode.mode === 'security_key' && deps.securityKey === undefined) {
+    return 'auth.security_key: security-key mode needs the security-key verifier'
+  }
+  if (mode.mode === 'none' && deps.serviceAccounts === undefined) {
+    return 'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key'
+  }
+  return undefined
+}
+
 /**
  * Authentication in AgentOS's dispatch order (reference 6.7), then authorization. HTTP requests and
  * WebSocket upgrades both come through here.
@@ -56,7 +74,14 @@ export class AuthPipeline {
   readonly #deps: AuthPipelineDeps
   readonly #open: boolean
 
+  /**
+   * Refuses (a plain Error, before anything listens) a set of verifiers that specification 5.2
+   * rule 8 forbids. The config loader reports these too; this keeps a config built in code, which
+   * never went through it, from running open by accident.
+   */
   constructor(deps: AuthPipelineDeps) {
+    const problem = credentialSourceProblem(deps)
+    if (problem !== undefined) throw new Error(problem)
     this.#deps = deps
     // Open: no JWT source and no security key. Anonymous requests pass; only service-account
     // tokens are looked at, and an unverifiable one is ignored (reference 5.6).

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { ConfigError, loadConfig } from '../config/load.js'
 import { summarizeAuthMode } from '../config/auth-mode.js'
-import { DEFAULT_CONFIG_PATH } from './program.js'
+import { DEFAULT_CONFIG_PATH } from './defaults.js'
 
 export function registerConfigCommands(program: Command): void {
   const config = program.command('config').description('Inspect configuration')

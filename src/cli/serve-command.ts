@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { ConfigError, loadConfig } from '../config/load.js'
 import { createGateway } from '../gateway.js'
 import { createLogger } from '../logger.js'
-import { DEFAULT_CONFIG_PATH } from './program.js'
+import { DEFAULT_CONFIG_PATH } from './defaults.js'
 
 export function registerServeCommand(program: Command): void {
   program

@@ -22,6 +22,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
     kind: 'number',
   },
   { env: 'DATABASE_URL', path: ['database', 'url'], kind: 'string' },
+  { env: 'PORTCULLIS_DATA_DIR', path: ['database', 'data_dir'], kind: 'string' },
 ]
 
 type Tree = Record<string, unknown>

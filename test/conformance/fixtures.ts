@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { OutgoingHttpHeaders } from 'node:http'
+import type { Test } from 'tap'
 import type { AgentRuntime, RecordedRequest } from '../../demo/runtime/index.js'
 import {
   startGateway,
@@ -188,20 +189,15 @@ export function identityHeadersSeen(request: RecordedRequest | undefined): strin
   return [...names].sort()
 }
 
-export interface Expectation {
-  equal(found: unknown, wanted: unknown, message?: string): unknown
-  same(found: unknown, wanted: unknown, message?: string): unknown
-}
-
 /** A refusal by the gateway: this status and exact detail, and the upstream saw nothing. */
-export function refused(t: Expectation, reply: Reply, status: number, detail: string): void {
+export function refused(t: Test, reply: Reply, status: number, detail: string): void {
   t.equal(reply.status, status, `status ${status}`)
   t.equal(reply.detail, detail, 'detail')
   t.equal(reply.upstream, undefined, 'the upstream saw nothing')
 }
 
 /** The request reached the upstream and its answer came back with this status. */
-export function forwarded(t: Expectation, reply: Reply, status: number, path?: string): void {
+export function forwarded(t: Test, reply: Reply, status: number, path?: string): void {
   t.equal(reply.status, status, `status ${status}`)
   t.equal(reply.upstream === undefined, false, 'the upstream received it')
   if (path !== undefined) t.equal(reply.upstream?.path, path, 'at the same path')

@@ -2,7 +2,7 @@
  * Forged JWTs through the gateway: alg none, algorithm confusion, key-locating headers (jku, x5u,
  * jwk, kid tricks) and oversized tokens. Every refusal is a 401 the upstream never hears of.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { AgentRuntime } from '../../../demo/runtime/index.js'
 import { startGateway, type TestGateway } from '../../helpers/gateway.js'
 import { fixtures, publicJwk, rawJwt, signJwt, signRawHs } from '../../helpers/jwt.js'
@@ -37,7 +37,7 @@ async function send(gateway: TestGateway, headers: Record<string, string>): Prom
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
 function refusedUnheard(
-  t: Tap.Test,
+  t: Test,
   reply: HttpResult,
   detail: string,
   upstream: AgentRuntime = runtime,
@@ -45,10 +45,6 @@ function refusedUnheard(
   t.equal(reply.status, 401)
   t.same(reply.json(), { detail })
   t.equal(upstream.started, 0, 'the upstream saw nothing')
-}
-type TapTest = Parameters<Parameters<typeof t.test>[1]>[0]
-declare namespace Tap {
-  type Test = TapTest
 }
 
 const ALG_REFUSED = 'Invalid token: The specified alg value is not allowed'

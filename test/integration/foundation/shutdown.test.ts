@@ -75,7 +75,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         shutdownAt !== -1 && slowLoggedAt > shutdownAt,
         'the request was still in flight when the signal was handled',
       )
-      t.equal(messages.at(-1), 'portcullis stopped', 'the stop is logged last')
+      t.equal(messages.at(-1), 'portcullis stopped', `the stop is logged last: ${child.stdout.join('\n')}`)
       t.match(JSON.parse(child.stdout[shutdownAt] ?? '{}'), { signal })
     },
   )

@@ -1,0 +1,127 @@
+import type { Command } from 'commander'
+import {
+  callGateway,
+  CliError,
+  detailOf,
+  resolveTarget,
+  type GatewayTarget,
+} from './gateway-client.js'
+import { printAccounts, type AccountSummary } from './token-output.js'
+
+interface CommonOptions {
+  url?: string
+  json?: boolean
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** `portcullis tokens create|list|revoke`, against a running gateway's /service-accounts. */
+export function registerTokensCommands(program: Command): void {
+  const tokens = program
+    .command('tokens')
+    .description(
+      'Mint, list and revoke service-account tokens on a running gateway (credential: PORTCULLIS_ADMIN_TOKEN or OS_SECURITY_KEY)',
+    )
+  tokens
+    .command('create')
+    .argument('<name>', 'account name (lowercase slug)')
+    .option(
+      '-s, --scopes <scope...>',
+      'scopes to grant (default: agents:run teams:run workflows:run sessions:read config:read)',
+    )
+    .option('--expires <when>', 'expiry: 90d, a number of days, or never', '90d')
+    .option('--privileged', 'allow write, delete, admin and service_accounts scopes')
+    .option('--url <url>', 'gateway URL (PORTCULLIS_URL, default http://127.0.0.1:8080)')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        name: string,
+        options: CommonOptions & { scopes?: string[]; expires: string; privileged?: boolean },
+      ) => {
+        const target = resolveTarget(options.url, process.env)
+        const body: Record<string, unknown> = { name, ...expiry(options.expires) }
+        if (options.scopes !== undefined)
+          body.scopes = options.scopes.map((scope) => ({ scope, effect: 'allow' }))
+        if (options.privileged === true) body.allow_privileged_scopes = true
+        const response = await callGateway(target, 'POST', '/service-accounts', body)
+        if (response.status === 409) {
+          throw new CliError(
+            `a service account named '${name}' already exists; rotate it with: portcullis tokens revoke ${name}`,
+          )
+        }
+        if (response.status !== 201)
+          throw new CliError(`mint failed (${response.status}): ${detailOf(response.body)}`)
+        const account = response.body as AccountSummary & { token: string }
+        if (options.json === true) {
+          process.stdout.write(`${JSON.stringify(account, null, 2)}\n`)
+          return
+        }
+        process.stdout.write(
+          `Created ${account.principal} (id ${account.id}, expires ${account.expires_at === null ? 'never' : new Date(account.expires_at * 1000).toISOString()})\n` +
+            `Scopes: ${account.scopes.map((scope) => scope.raw).join(', ') || '(none)'}\n\n` +
+            `Token (shown once, store it now):\n${account.token}\n`,
+        )
+      },
+    )
+  tokens
+    .command('list')
+    .option('--include-revoked', 'also list revoked accounts')
+    .option('--url <url>', 'gateway URL')
+    .option('--json', 'print JSON')
+    .action(async (options: CommonOptions & { includeRevoked?: boolean }) => {
+      const accounts = await listAll(
+        resolveTarget(options.url, process.env),
+        options.includeRevoked === true,
+      )
+      if (options.json === true) process.stdout.write(`${JSON.stringify(accounts, null, 2)}\n`)
+      else printAccounts(accounts, process.stdout)
+    })
+  tokens
+    .command('revoke')
+    .argument('<name-or-id>', 'an active account name, or an account id')
+    .option('--url <url>', 'gateway URL')
+    .option('--json', 'print JSON')
+    .action(async (nameOrId: string, options: CommonOptions) => {
+      const target = resolveTarget(options.url, process.env)
+      const id = UUID.test(nameOrId) ? nameOrId : await activeIdByName(target, nameOrId)
+      const response = await callGateway(
+        target,
+        'DELETE',
+        `/service-accounts/${encodeURIComponent(id)}`,
+      )
+      if (response.status !== 204 && response.status !== 200) {
+        throw new CliError(`revoke failed (${response.status}): ${detailOf(response.body)}`)
+      }
+      if (options.json === true) process.stdout.write(`${JSON.stringify({ revoked: id })}\n`)
+      else process.stdout.write(`Revoked ${nameOrId === id ? id : `${nameOrId} (${id})`}\n`)
+    })
+}
+
+function expiry(value: string): Record<string, unknown> {
+  if (value === 'never') return { never_expires: true }
+  const match = /^(\d+)d?$/.exec(value)
+  if (match === null) throw new CliError(`--expires must be like 90d, 30 or never, not ${value}`)
+  return { expires_in_days: Number(match[1]) }
+}
+
+async function listAll(target: GatewayTarget, includeRevoked: boolean): Promise<AccountSummary[]> {
+  const accounts: AccountSummary[] = []
+  for (let page = 1; ; page++) {
+    const response = await callGateway(
+      target,
+      'GET',
+      `/service-accounts?page=${page}&limit=100&include_revoked=${includeRevoked}`,
+    )
+    if (response.status !== 200)
+      throw new CliError(`list failed (${response.status}): ${detailOf(response.body)}`)
+    const body = response.body as { data: AccountSummary[]; meta: { total_pages: number } }
+    accounts.push(...body.data)
+    if (page >= body.meta.total_pages) return accounts
+  }
+}
+
+async function activeIdByName(target: GatewayTarget, name: string): Promise<string> {
+  const account = (await listAll(target, false)).find((candidate) => candidate.name === name)
+  if (account === undefined) throw new CliError(`no active service account named '${name}'`)
+  return account.id
+}
