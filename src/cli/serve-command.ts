@@ -35,7 +35,8 @@ async function serve(configPath: string): Promise<void> {
     stopping = true
     logger.info({ signal }, 'shutting down')
     gateway.stop().then(
-      () => process.exit(0),
+      // pino may still hold lines (the last access logs); they must not be lost on exit.
+      () => logger.flush(() => process.exit(0)),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed')
         process.exit(1)

@@ -39,11 +39,14 @@ export function loadConfig(path: string, options: LoadOptions = {}): Config {
 
 /** Validates YAML text as a config; `source` names it in errors. */
 export function parseConfig(text: string, source: string, sources: SecretSources): Config {
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
+  const document = parseDocument(text, { uniqueKeys: true })
   if (document.errors.length > 0) {
+    // The first line of a pretty error names the position ("… at line 3, column 3:").
     throw new ConfigError(
       source,
-      document.errors.map((error) => `YAML: ${error.message.split('\n')[0] ?? error.message}`),
+      document.errors.map(
+        (error) => `YAML: ${(error.message.split('\n')[0] ?? error.message).replace(/:$/, '')}`,
+      ),
     )
   }
   const tree: unknown = document.toJS() ?? {}

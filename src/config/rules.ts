@@ -41,6 +41,12 @@ export function checkConfigRules(raw: RawConfig, config: Config, sources: Secret
       'upstream.url: must not have a path; the gateway forwards the canonical request path as is',
     )
   }
+  const server = config.server
+  if (server.request_timeout_ms > 0 && server.headers_timeout_ms > server.request_timeout_ms) {
+    issues.push(
+      'server.headers_timeout_ms: must not exceed server.request_timeout_ms (the whole request includes its headers)',
+    )
+  }
   if (config.server.port !== 0 && config.server.port === config.server.admin_port) {
     issues.push('server.admin_port: must differ from server.port')
   }

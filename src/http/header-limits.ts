@@ -11,3 +11,14 @@ export function assertHeaderCount(rawHeaders: readonly string[], max: number): v
     })
   }
 }
+
+/** Two Host fields make the target ambiguous; RFC 9112 §3.2 requires a 400. */
+export function assertSingleHost(rawHeaders: readonly string[]): void {
+  let seen = false
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if ((rawHeaders[index] as string).toLowerCase() !== 'host') continue
+    if (seen)
+      throw new GatewayError('BAD_REQUEST', 'Bad Request', { reason: 'headers.duplicate_host' })
+    seen = true
+  }
+}

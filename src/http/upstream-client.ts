@@ -1,9 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Pool, errors as undiciErrors } from 'undici'
 import type { Config } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
+
+/** How a streamed exchange ended, for the access log. */
+export type StreamOutcome = 'complete' | 'client_gone' | 'upstream_failed'
 
 /** One request to send upstream, already authorized and rewritten. */
 export interface UpstreamRequest {
@@ -55,12 +58,12 @@ export class UpstreamClient {
    * nothing has been written to the client yet.
    */
   async stream(
-    req: IncomingMessage,
     res: ServerResponse,
     request: UpstreamRequest,
     onHeaders?: (status: number) => void,
-  ): Promise<void> {
-    const abort = abortWhenClientLeaves(req, res)
+  ): Promise<StreamOutcome> {
+    const client = watchClient(res)
+    ignoreBodyErrors(request.body)
     try {
       await this.#pool.stream(
         {
@@ -68,7 +71,7 @@ export class UpstreamClient {
           path: request.path,
           headers: request.headers,
           body: request.body,
-          signal: abort.signal,
+          signal: client.signal,
           headersTimeout: this.#headersTimeout,
           bodyTimeout: this.#bodyTimeout,
         },
@@ -80,22 +83,30 @@ export class UpstreamClient {
           return res
         },
       )
+      return 'complete'
     } catch (error) {
-      if (abort.signal.aborted || res.headersSent) {
+      if (client.signal.aborted) {
         if (!res.writableEnded) res.destroy()
-        return
+        return 'client_gone'
+      }
+      if (res.headersSent) {
+        // Too late for a 502: the client sees the connection end before the response does.
+        this.#onFailure(classifyFailure(error))
+        res.destroy()
+        return 'upstream_failed'
       }
       // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
       if (error instanceof GatewayError) throw error
       throw this.#failure(error)
     } finally {
-      abort.dispose()
+      client.dispose()
     }
   }
 
   /** Sends a request and buffers the response (bounded), for the few routes whose body we rewrite. */
   async fetch(request: UpstreamRequest, maxBytes: number): Promise<BufferedResponse> {
     try {
+      ignoreBodyErrors(request.body)
       const response = await this.#pool.request({
         method: request.method,
         path: request.path,
@@ -182,23 +193,26 @@ function responseHeaders(
   return out
 }
 
-interface ClientAbort {
+interface ClientWatch {
   readonly signal: AbortSignal
   dispose(): void
 }
 
-function abortWhenClientLeaves(req: IncomingMessage, res: ServerResponse): ClientAbort {
+/** Aborts the upstream request when the client's connection closes before its response is done. */
+function watchClient(res: ServerResponse): ClientWatch {
   const controller = new AbortController()
   const onClose = (): void => {
     if (!res.writableFinished) controller.abort()
   }
   res.once('close', onClose)
-  req.once('error', onClose)
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      res.off('close', onClose)
-      req.off('error', onClose)
-    },
-  }
+  return { signal: controller.signal, dispose: () => res.off('close', onClose) }
+}
+
+/**
+ * undici destroys a body stream it was reading when the upstream fails; the failure is reported
+ * by the request itself, and an unhandled 'error' event on the stream would end the process.
+ */
+function ignoreBodyErrors(body: UpstreamRequest['body']): void {
+  if (body !== null && !Buffer.isBuffer(body) && body.listenerCount('error') === 0)
+    body.on('error', () => undefined)
 }

@@ -52,8 +52,9 @@ export class CredentialWatch implements ConnectionWatch {
     const clients = this.#byHash.get(tokenHash)
     if (clients === undefined) return 0
     this.#byHash.delete(tokenHash)
-    for (const client of clients) client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential revoked')
-    return clients.size
+    const closing = [...clients]
+    for (const client of closing) client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential revoked')
+    return closing.length
   }
 
   /**

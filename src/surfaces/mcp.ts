@@ -59,8 +59,14 @@ async function answeredHere(ctx: GatewayContext, deps: McpStageDeps): Promise<bo
   if (inspection.forward === undefined) {
     const [single] = inspection.errors
     // Only refused notifications: nothing to answer, as for any notification.
-    ctx.status = single === undefined ? 202 : 200
-    if (single !== undefined) ctx.body = inspection.batch ? inspection.errors : single
+    if (single === undefined) {
+      // Koa makes a null body a 204 unless the status comes after it.
+      ctx.body = null
+      ctx.status = 202
+    } else {
+      ctx.status = 200
+      ctx.body = inspection.batch ? inspection.errors : single
+    }
     return true
   }
   replaceRequestJson(ctx, inspection.forward)

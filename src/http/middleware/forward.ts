@@ -51,9 +51,11 @@ export function forward(deps: {
       return
     }
     ctx.respond = false
-    await upstream.stream(req, ctx.res, request, () => {
+    const outcome = await upstream.stream(ctx.res, request, () => {
       metrics.upstreamDuration.observe({ route }, (performance.now() - sentAt) / 1000)
     })
+    if (outcome !== 'complete')
+      state.errorReason = outcome === 'client_gone' ? 'client.gone' : 'upstream.failed_mid_stream'
   }
 }
 

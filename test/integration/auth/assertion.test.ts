@@ -16,10 +16,10 @@ const J = await stack(
 )
 const jwks = createRemoteJWKSet(new URL(`${J.gateway.adminUrl}/.well-known/jwks.json`))
 
-function assertionOf(headers: Record<string, unknown> | undefined): string[] {
+function assertionOf(headers: Record<string, string | string[] | undefined> | undefined): string[] {
   const value = headers?.['x-auth-assertion']
   if (value === undefined) return []
-  return Array.isArray(value) ? value.map(String) : [String(value)]
+  return Array.isArray(value) ? value : [value]
 }
 
 async function verify(token: string | undefined): Promise<JWTPayload> {

@@ -68,15 +68,23 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       t.same(response.json(), { slept_ms: 3000 })
       const exit = await child.exit()
       t.same(exit, { code: 0, signal: null }, 'exit code 0')
-      const messages = child.stdout.map((text) => (JSON.parse(text) as { msg?: string }).msg)
-      const shutdownAt = messages.indexOf('shutting down')
-      const slowLoggedAt = child.stdout.findIndex((text) => text.includes('"path":"/slow"'))
-      t.ok(
-        shutdownAt !== -1 && slowLoggedAt > shutdownAt,
-        'the request was still in flight when the signal was handled',
+      // Ordered by their timestamps: stdout lines written just before process.exit() can reach
+      // the pipe out of order (pino's asynchronous destination).
+      const records = child.stdout.map(
+        (text) =>
+          JSON.parse(text) as { msg?: string; path?: string; time: string; signal?: string },
       )
-      t.equal(messages.at(-1), 'portcullis stopped', `the stop is logged last: ${child.stdout.join('\n')}`)
-      t.match(JSON.parse(child.stdout[shutdownAt] ?? '{}'), { signal })
+      const at = (match: (record: (typeof records)[number]) => boolean): number =>
+        Date.parse(records.find(match)?.time ?? '')
+      const shutdownAt = at((record) => record.msg === 'shutting down')
+      const slowAt = at((record) => record.msg === 'request' && record.path === '/slow')
+      const stoppedAt = at((record) => record.msg === 'portcullis stopped')
+      t.ok(shutdownAt <= slowAt, 'the request was still in flight when the signal was handled')
+      t.ok(slowAt <= stoppedAt, 'and finished before the gateway stopped')
+      t.match(
+        records.find((record) => record.msg === 'shutting down'),
+        { signal },
+      )
     },
   )
 }

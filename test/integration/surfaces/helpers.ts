@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AgentRuntime, RecordedRequest } from '../../../demo/runtime/index.js'
 import { mintToken } from '../../../src/service-accounts/token-format.js'
-import { startGateway, type ConfigInput, type Teardown, type TestGateway } from '../../helpers/gateway.js'
+import {
+  startGateway,
+  type ConfigInput,
+  type Teardown,
+  type TestGateway,
+} from '../../helpers/gateway.js'
 import { fixtures, signJwt } from '../../helpers/jwt.js'
 import { httpRequest } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -125,9 +130,7 @@ async function call(
     parsed = undefined
   }
   const detail =
-    typeof parsed === 'object' && parsed !== null && 'detail' in parsed
-      ? (parsed as { detail: unknown }).detail
-      : undefined
+    typeof parsed === 'object' && parsed !== null && 'detail' in parsed ? parsed.detail : undefined
   return {
     status: response.status,
     headers: response.headers,

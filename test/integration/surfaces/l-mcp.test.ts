@@ -71,12 +71,23 @@ void t.test('176 O: the DNS-rebinding guard refuses a foreign Host or Origin', a
   t.same(evil.json(), { error: 'invalid_host', detail: 'Host not allowed.' })
   t.equal((await post({ host: 'localhost:8080' })).status, 200, 'localhost is allowed')
   const origin = await post({ origin: 'https://evil.example' })
-  t.same([origin.status, origin.json()], [400, { error: 'invalid_origin', detail: 'Origin not allowed.' }])
-  t.equal((await O.call('GET', '/health', { headers: { host: 'evil.example' } })).status, 200, 'only MCP')
+  t.same(
+    [origin.status, origin.json()],
+    [400, { error: 'invalid_origin', detail: 'Origin not allowed.' }],
+  )
+  t.equal(
+    (await O.call('GET', '/health', { headers: { host: 'evil.example' } })).status,
+    200,
+    'only MCP',
+  )
 
   const listed = await stack(
     t,
-    sConfig({ interfaces: { mcp: { allowed_hosts: ['*.example.com'], allowed_origins: ['https://app.test'] } } }),
+    sConfig({
+      interfaces: {
+        mcp: { allowed_hosts: ['*.example.com'], allowed_origins: ['https://app.test'] },
+      },
+    }),
   )
   const ask = (headers: Record<string, string>) =>
     httpRequest(listed.gateway.url, {
@@ -107,16 +118,24 @@ void t.test('177 with OAuth metadata: challenge, public metadata, REST still clo
   t.match(revoked.headers['www-authenticate'], 'resource_metadata=')
   const user = await jwt(['agents:run'], { sub: 'u1' })
   t.equal((await JA.call('POST', '/mcp', { json: INITIALIZE, token: user })).status, 200, 'JWT')
-  const reserved = await JA.call('POST', '/mcp', { json: INITIALIZE, token: await jwt([], { sub: 'sa:x' }) })
+  const reserved = await JA.call('POST', '/mcp', {
+    json: INITIALIZE,
+    token: await jwt([], { sub: 'sa:x' }),
+  })
   t.same([reserved.status, reserved.detail], [401, 'Invalid token subject'], 'JWT with sub sa:x')
 })
 
 void t.test('178 an upstream authorization server listed as public passes through', async (t) => {
   const confidential = await JA.call('POST', '/register', {
-    json: { redirect_uris: ['http://localhost/cb'], token_endpoint_auth_method: 'client_secret_post' },
+    json: {
+      redirect_uris: ['http://localhost/cb'],
+      token_endpoint_auth_method: 'client_secret_post',
+    },
   })
   t.equal(confidential.status, 400, 'confidential client refused (by the upstream)')
   t.match(confidential.body, { error: 'invalid_client_metadata' })
-  const open = await JA.call('POST', '/register', { json: { redirect_uris: ['http://localhost/cb'] } })
+  const open = await JA.call('POST', '/register', {
+    json: { redirect_uris: ['http://localhost/cb'] },
+  })
   t.equal(open.status, 201, 'public client registered')
 })

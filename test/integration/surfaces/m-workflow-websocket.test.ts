@@ -72,22 +72,28 @@ void t.test('181 ping before authenticating: auth_required, wording per mode', a
 
 void t.test('182 authenticate without a token: Token is required', async (t) => {
   const ws = await connected(await S.ws())
-  t.same(await ws.ask({ action: 'authenticate' }), { event: 'auth_error', error: 'Token is required' })
+  t.same(await ws.ask({ action: 'authenticate' }), {
+    event: 'auth_error',
+    error: 'Token is required',
+  })
   t.same(await ws.ask({ action: 'authenticate', token: '' }), {
     event: 'auth_error',
     error: 'Token is required',
   })
 })
 
-void t.test('183 S: the key gives one authenticated frame; a wrong key Invalid token', async (t) => {
-  const ws = await connected(await S.ws())
-  t.same(await ws.ask({ action: 'authenticate', token: 'wrong' }), {
-    event: 'auth_error',
-    error: 'Invalid token',
-  })
-  t.same(await ws.ask({ action: 'authenticate', token: 'root-key' }), GENERIC)
-  t.same(await ws.ask({ action: 'ping' }), { event: 'pong' }, 'and no second frame')
-})
+void t.test(
+  '183 S: the key gives one authenticated frame; a wrong key Invalid token',
+  async (t) => {
+    const ws = await connected(await S.ws())
+    t.same(await ws.ask({ action: 'authenticate', token: 'wrong' }), {
+      event: 'auth_error',
+      error: 'Invalid token',
+    })
+    t.same(await ws.ask({ action: 'authenticate', token: 'root-key' }), GENERIC)
+    t.same(await ws.ask({ action: 'ping' }), { event: 'pong' }, 'and no second frame')
+  },
+)
 
 void t.test('184 S: a valid PAT gives the generic then the service-account frame', async (t) => {
   const { token } = await mint(S, 'root-key', 'robot')
@@ -110,6 +116,20 @@ void t.test('185 a bogus PAT (O) or a revoked one (J): Invalid or expired…', a
   const ws = await connected(await J.ws())
   t.same(await ws.ask({ action: 'authenticate', token }), INVALID_PAT, 'J, revoked')
 })
+
+void t.test(
+  '184 O: a valid PAT authenticates and its scopes apply on an open instance',
+  async (t) => {
+    const { token } = await seed(O, 'open-reader', ['sessions:read'])
+    const ws = await connected(await O.ws())
+    t.same(await ws.ask({ action: 'authenticate', token }), GENERIC)
+    t.match(await ws.next(), { user_id: 'sa:open-reader' })
+    t.same(await ws.ask({ action: 'start-workflow', workflow_id: 'w1' }), {
+      event: 'error',
+      error: 'Insufficient permissions to run this workflow',
+    })
+  },
+)
 
 void t.test('186 PAT(sessions:read) start-workflow: refused, upstream never sees it', async (t) => {
   const { token } = await mint(S, 'root-key', 'reader', ['sessions:read'])

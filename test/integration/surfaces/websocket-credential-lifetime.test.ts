@@ -18,7 +18,10 @@ import {
 } from './helpers.js'
 
 const S = await stack(t, sConfig(withDatabase(t)))
-const J = await stack(t, jConfig({}, { interfaces: { workflow_websocket: { auth_timeout_seconds: 0.3 } } }))
+const J = await stack(
+  t,
+  jConfig({}, { interfaces: { workflow_websocket: { auth_timeout_seconds: 0.3 } } }),
+)
 
 async function authenticated(ws: JsonWs, token: string, frames: number): Promise<void> {
   await ws.next('the connected frame')
@@ -82,11 +85,14 @@ void t.test('a JWT closes the workflow socket when it expires', async (t) => {
   t.ok(Date.now() - started < 5_000, 'within the bounded wait')
 })
 
-void t.test('an unauthenticated connection times out when authentication is required', async (t) => {
-  const ws = await J.ws()
-  await ws.next()
-  t.same(await ws.closed(), { code: 1008, reason: 'authentication timeout' })
-})
+void t.test(
+  'an unauthenticated connection times out when authentication is required',
+  async (t) => {
+    const ws = await J.ws()
+    await ws.next()
+    t.same(await ws.closed(), { code: 1008, reason: 'authentication timeout' })
+  },
+)
 
 void t.test('a credential with the upgrade counts as authenticated', async (t) => {
   const header = await S.ws({ headers: { Authorization: 'Bearer root-key' } })
@@ -104,7 +110,11 @@ void t.test('a credential with the upgrade counts as authenticated', async (t) =
   const bad = await S.ws({ headers: { Authorization: 'Bearer wrong' } })
   await bad.next()
   t.same(await bad.next(), { event: 'auth_error', error: 'Invalid token' }, 'a bad one is reported')
-  t.same(await bad.ask({ action: 'authenticate', token: 'root-key' }), GENERIC, 'in-band still works')
+  t.same(
+    await bad.ask({ action: 'authenticate', token: 'root-key' }),
+    GENERIC,
+    'in-band still works',
+  )
 })
 
 void t.test('malformed frames end the connection, as in AgentOS', async (t) => {

@@ -39,7 +39,7 @@ function keyPaths(schema: z.ZodType, prefix: string): string[] {
 }
 
 const documented = (text: string): string[] =>
-  [...text.matchAll(/^\| `([a-z_]+(?:\.[a-z_]+)+)` \|/gm)].map((match) => match[1] as string)
+  [...text.matchAll(/^\| `([a-z0-9_]+(?:\.[a-z0-9_]+)+)` \|/gm)].map((match) => match[1] as string)
 
 void t.test('docs/configuration.md is what the generator renders from the schema', async (t) => {
   const onDisk = readFileSync(DOC, 'utf8')
@@ -90,7 +90,7 @@ void t.test('the generated reference states defaults, types and descriptions', a
     /\| `auth\.security_key` \| string \(\*secret\*\)[^|]* \| unset \| `OS_SECURITY_KEY` \|/,
   )
   t.match(rendered, '| `JWT_VERIFICATION_KEY` | `auth.verification_keys` (appended) |')
-  for (const line of rendered.split('\n').filter((row) => /^\| `[a-z_]+\./.test(row))) {
+  for (const line of rendered.split('\n').filter((row) => /^\| `[a-z0-9_]+\./.test(row))) {
     const description = line.split(' | ').at(-1) ?? ''
     t.ok(
       description.replace(/\|$/, '').trim().length > 0,
