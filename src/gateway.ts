@@ -179,7 +179,8 @@ export async function createGateway(
     localHandlers: surfaces.localHandlers,
   })
   surfaces.bindUpgrades(upgrades)
-  const proxyServer = createProxyServer(config.server, app.callback())
+  const handleRequest = app.callback()
+  const proxyServer = createProxyServer(config.server, (req, res) => void handleRequest(req, res))
   proxyServer.on('upgrade', upgrades.handle)
 
   let accepting = true
@@ -256,12 +257,8 @@ export async function createGateway(
       upgrades.closeAll()
       proxyServer.closeAllConnections()
       await closing
-      await Promise.all([
-        upstream.close(),
-        closeServer(adminServer),
-        serviceAccounts?.stop(),
-        jwt?.close(),
-      ])
+      jwt?.close()
+      await Promise.all([upstream.close(), closeServer(adminServer), serviceAccounts?.stop()])
       logger.info('portcullis stopped')
     },
   }

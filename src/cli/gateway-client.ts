@@ -63,7 +63,7 @@ export async function callGateway(
 
 export function detailOf(body: unknown): string {
   if (typeof body === 'object' && body !== null && 'detail' in body) {
-    const detail = (body as { detail: unknown }).detail
+    const detail: unknown = body.detail
     return typeof detail === 'string' ? detail : JSON.stringify(detail)
   }
   return JSON.stringify(body)

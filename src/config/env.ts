@@ -42,7 +42,8 @@ export function applyEnvironment(
     if (binding.kind === 'append') {
       const current = parent[key]
       if (current === undefined || current === null) parent[key] = [value]
-      else if (Array.isArray(current) && !current.includes(value)) parent[key] = [...current, value]
+      else if (Array.isArray(current) && !current.includes(value))
+        parent[key] = [...(current as unknown[]), value]
       continue
     }
     if (parent[key] !== undefined && parent[key] !== null) continue

@@ -6,7 +6,7 @@ export interface ReadinessCheck {
 
 export interface ReadinessReport {
   readonly ready: boolean
-  readonly checks: Record<string, 'ok' | string>
+  readonly checks: Record<string, string>
 }
 
 /** Runs every check concurrently, each bounded by `timeoutMs`. */

@@ -164,13 +164,14 @@ export class UpgradeHandler {
         handshakeTimeout: config.upstream.connect_timeout_ms,
       },
     )
+    const choseNone = acceptNoSubprotocol(upstream, admission.protocols)
     const abandon = (): void => upstream.terminate()
     socket.once('close', abandon)
     const outcome = await connectOutcome(upstream)
     socket.off('close', abandon)
     if (outcome.kind === 'refused') {
-      relayRefusal(socket, outcome.response)
-      upstream.terminate()
+      // Terminating before the body is read would abort the response and lose it.
+      relayRefusal(socket, outcome.response, () => upstream.terminate())
       metrics.websocketUpgrades.inc({ outcome: String(outcome.response.statusCode ?? 502) })
       return
     }
@@ -179,7 +180,8 @@ export class UpgradeHandler {
       upstream.terminate()
       return
     }
-    const selected = upstream.protocol !== '' ? upstream.protocol : admission.fallbackProtocol
+    const upstreamChoice = choseNone() ? '' : upstream.protocol
+    const selected = upstreamChoice !== '' ? upstreamChoice : admission.fallbackProtocol
     if (selected !== undefined) this.#selected.set(req, selected)
     this.#server.handleUpgrade(req, socket, head, (client) => {
       metrics.websocketUpgrades.inc({ outcome: 'accepted' })
@@ -242,6 +244,25 @@ export type ConnectOutcome =
   | { kind: 'refused'; response: IncomingMessage }
   | { kind: 'failed'; error: GatewayError }
 
+/**
+ * A server may accept without choosing any offered subprotocol (RFC 6455 §4.2.2; AgentOS's
+ * workflow socket does), which the `ws` client treats as a failed handshake. Its `upgrade` event
+ * comes before that check, so the answer is recorded there and made acceptable to the client;
+ * the returned function tells whether the upstream chose none.
+ */
+function acceptNoSubprotocol(upstream: WebSocket, offered: readonly string[]): () => boolean {
+  let choseNone = false
+  const first = offered[0]
+  if (first !== undefined) {
+    upstream.once('upgrade', (response: IncomingMessage) => {
+      if (response.headers['sec-websocket-protocol'] !== undefined) return
+      choseNone = true
+      response.headers['sec-websocket-protocol'] = first
+    })
+  }
+  return () => choseNone
+}
+
 /** How an upstream WebSocket handshake ended. */
 export function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
   return new Promise((resolve) => {
@@ -268,10 +289,14 @@ export function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
 }
 
 /** The upstream refused the handshake: pass its status and (bounded) body on to the client. */
-function relayRefusal(socket: Duplex, response: IncomingMessage): void {
+function relayRefusal(socket: Duplex, response: IncomingMessage, done: () => void): void {
   const chunks: Buffer[] = []
   let size = 0
+  let finished = false
   const finish = (): void => {
+    if (finished) return
+    finished = true
+    done()
     const contentType = response.headers['content-type'] ?? 'application/json'
     writeRawResponse(socket, response.statusCode ?? 502, Buffer.concat(chunks), {
       'content-type': contentType,
@@ -284,6 +309,7 @@ function relayRefusal(socket: Duplex, response: IncomingMessage): void {
   })
   response.once('end', finish)
   response.once('error', finish)
+  response.once('close', finish)
 }
 
 /** A flat header list as the `ws` client takes it (its own handshake fields left out). */

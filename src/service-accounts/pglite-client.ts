@@ -73,13 +73,16 @@ let modules: Promise<PGliteOptions> | undefined
 function compiledModules(): Promise<PGliteOptions> {
   modules ??= (async () => {
     const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'))
-    const [pglite, initdb, bundle] = await Promise.all(
-      ['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((file) => readFile(join(dist, file))),
-    )
+    const read = (file: string): Promise<Buffer> => readFile(join(dist, file))
+    const [pglite, initdb, bundle] = await Promise.all([
+      read('pglite.wasm'),
+      read('initdb.wasm'),
+      read('pglite.data'),
+    ])
     return {
-      pgliteWasmModule: await wasm.compile(pglite as Buffer),
-      initdbWasmModule: await wasm.compile(initdb as Buffer),
-      fsBundle: new Blob([bundle as Buffer]),
+      pgliteWasmModule: await wasm.compile(pglite),
+      initdbWasmModule: await wasm.compile(initdb),
+      fsBundle: new Blob([bundle]),
     } as PGliteOptions
   })()
   return modules

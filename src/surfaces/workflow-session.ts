@@ -36,7 +36,9 @@ export interface WorkflowSessionDeps {
 const UNSUPPORTED_DATA = 1003
 const MESSAGE_TOO_BIG = 1009
 const INTERNAL_ERROR = 1011
-// Bounds the frames queued behind a slow verification or upstream handshake.
+// Frames queue behind a slow verification, upstream handshake or upstream: reading from the
+// client pauses past the first bound; the second is a backstop.
+const PAUSE_AT_PENDING = 64
 const MAX_PENDING_MESSAGES = 256
 
 /**
@@ -90,14 +92,17 @@ export class WorkflowSession {
   }
 
   #serially(work: () => Promise<void>): void {
-    this.#pending++
+    const client = this.#client
+    if (++this.#pending === PAUSE_AT_PENDING) client.pause()
     this.#chain = this.#chain
-      .then(() => (this.#client.readyState === this.#client.OPEN ? work() : undefined))
+      .then(() => (client.readyState === client.OPEN ? work() : undefined))
       .catch((error: unknown) => {
         this.#deps.logger.error({ err: error }, 'workflow WebSocket message failed')
-        this.#client.close(INTERNAL_ERROR, 'internal error')
+        client.close(INTERNAL_ERROR, 'internal error')
       })
-      .finally(() => this.#pending--)
+      .finally(() => {
+        if (--this.#pending === PAUSE_AT_PENDING / 2 && client.isPaused) client.resume()
+      })
   }
 
   async #handle(data: Buffer, isBinary: boolean): Promise<void> {

@@ -8,6 +8,7 @@ import { relayFromUpstream } from './upstream-socket.js'
 // RFC 6455 close codes; 1014 is registered as "Bad Gateway".
 const POLICY_VIOLATION = 1008
 const BAD_GATEWAY = 1014
+const HIGH_WATER = 1024 * 1024
 
 /**
  * The upstream side of one workflow WebSocket: opened on the first relayed action, with the
@@ -40,7 +41,10 @@ export class UpstreamLink {
       this.#connecting = this.#connect(principal, this.#generation)
     }
     const socket = await this.#connecting
-    if (socket !== undefined && socket.readyState === socket.OPEN) socket.send(text)
+    if (socket === undefined || socket.readyState !== socket.OPEN) return
+    // A slow upstream slows the reading of client frames instead of growing this buffer.
+    if (socket.bufferedAmount < HIGH_WATER) socket.send(text)
+    else await new Promise<void>((resolve) => socket.send(text, () => resolve()))
   }
 
   /** Drops the upstream connection unless it was opened for this principal's identity. */

@@ -80,7 +80,14 @@ export async function startPostgres(t: Teardown): Promise<PostgresServer> {
     await exec('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop'])
   }
   const signal = (name: NodeJS.Signals) => {
-    for (const pid of serverProcesses(data)) process.kill(pid, name)
+    for (const pid of serverProcesses(data)) {
+      try {
+        process.kill(pid, name)
+      } catch (error) {
+        // A backend may exit between listing and signalling it.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error
+      }
+    }
   }
   await start()
   // If the test process dies without teardown, take the server down with it.

@@ -5,6 +5,7 @@ import type {
   ApiResponse,
 } from '../../service-accounts/api/service-accounts-api.js'
 import { issues } from '../../service-accounts/api/pydantic-issues.js'
+import { corsErrorHeaders } from '../cors.js'
 import { readBoundedBody } from '../read-body.js'
 import type { GatewayContext } from '../state.js'
 
@@ -12,14 +13,27 @@ const BASE = '/service-accounts'
 const NOT_AVAILABLE =
   'Service Accounts not available: pass a `db` to AgentOS to enable this feature.'
 
-/** `/service-accounts` is answered here and never forwarded to the upstream. */
+/**
+ * `/service-accounts` is answered here and never forwarded to the upstream, except CORS
+ * preflights: they carry no credential and, as for every other path, the upstream's CORS layer
+ * answers them.
+ */
 export function serviceAccountsRoute(deps: {
   api: ServiceAccountsApi | undefined
   maxBodyBytes: number
+  /** `cors.allowed_origins`: answers to an allowed Origin carry AgentOS's CORS headers. */
+  allowedOrigins?: readonly string[]
 }) {
   return async function serviceAccountsMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const path = ctx.state.target.path
-    if (path !== BASE && !path.startsWith(`${BASE}/`)) return next()
+    if (path !== BASE && !path.startsWith(`${BASE}/`)) {
+      await next()
+      return
+    }
+    if (isPreflight(ctx)) {
+      await next()
+      return
+    }
     ctx.state.route = path === BASE ? BASE : `${BASE}/{id}`
     if (deps.api === undefined) {
       throw new GatewayError('STORE_UNAVAILABLE', NOT_AVAILABLE, {
@@ -29,7 +43,31 @@ export function serviceAccountsRoute(deps: {
     const response = await dispatch(ctx, deps.api, deps.maxBodyBytes, path)
     ctx.status = response.status
     if (response.body !== undefined) ctx.body = response.body
+    if (deps.allowedOrigins !== undefined) setCorsHeaders(ctx, deps.allowedOrigins)
   }
+}
+
+function isPreflight(ctx: GatewayContext): boolean {
+  return (
+    ctx.method === 'OPTIONS' &&
+    ctx.get('origin') !== '' &&
+    ctx.get('access-control-request-method') !== ''
+  )
+}
+
+/**
+ * What AgentOS's CORS middleware adds to a route's answer (reference 6.8): errors get theirs
+ * where errors become responses.
+ */
+function setCorsHeaders(ctx: GatewayContext, allowedOrigins: readonly string[]): void {
+  const cors = corsErrorHeaders(ctx.get('origin') || undefined, allowedOrigins)
+  if (cors === undefined) return
+  ctx.set({
+    'access-control-allow-origin': cors['access-control-allow-origin'] ?? '',
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers': '*',
+  })
+  ctx.vary('Origin')
 }
 
 async function dispatch(

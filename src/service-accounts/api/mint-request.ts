@@ -75,7 +75,8 @@ function parseScopes(input: unknown, loc: Loc, found: ValidationIssue[]): string
     else if (typeof grant.scope !== 'string')
       found.push(issues.stringType([...itemLoc, 'scope'], grant.scope))
     else scopes.push(grant.scope)
-    const effect = grant.effect ?? 'allow'
+    // Absent means allow; an explicit null is outside the literal, as pydantic says.
+    const effect = 'effect' in grant ? grant.effect : 'allow'
     if (effect !== 'allow' && effect !== 'deny') {
       found.push(issues.literalError([...itemLoc, 'effect'], effect, "'allow' or 'deny'"))
     } else if (effect === 'deny') {

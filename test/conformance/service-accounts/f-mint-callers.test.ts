@@ -256,4 +256,3 @@ forEachStore(t, async (t, store) => {
     () => undefined,
   )
 })
-})

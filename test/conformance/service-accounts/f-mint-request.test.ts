@@ -209,7 +209,7 @@ forEachStore(t, async (t, store) => {
   })
 
   void t.test(
-    'F.97 effect "Allow" → 422 literal_error; effect "deny" → 422 with a clear message (deviation: AgentOS’s full app answers 500)',
+    'F.97 effect "Allow" or null → 422 literal_error; effect "deny" → 422 with a clear message (deviation: AgentOS’s full app answers 500)',
     async (t) => {
       const loc = ['body', 'scopes', 0, 'effect']
       const capital = await post({
@@ -217,6 +217,9 @@ forEachStore(t, async (t, store) => {
         scopes: [{ scope: 'agents:run', effect: 'Allow' }],
       })
       invalidBody(t, capital, 'literal_error', loc)
+      // Regression: an explicit null was taken for the default "allow".
+      const none = await post({ name: 'f97', scopes: [{ scope: 'agents:run', effect: null }] })
+      invalidBody(t, none, 'literal_error', loc)
       const deny = await post({ name: 'f97', scopes: [{ scope: 'agents:run', effect: 'deny' }] })
       invalidBody(t, deny, 'value_error', loc)
       t.match(firstIssue(deny), { msg: /only effect 'allow' is supported/ })

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parse, parseAllDocuments } from 'yaml'
+import { loadChart, renderChart, type RenderedChart } from '../../helpers/helm-render.js'
+
+export const CHART_DIR = fileURLToPath(new URL('../../../helm/portcullis/', import.meta.url))
+export const chart = loadChart(CHART_DIR)
+
+export type Manifest = Record<string, unknown> & {
+  apiVersion: string
+  kind: string
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> }
+}
+
+export interface Rendered {
+  readonly chart: RenderedChart
+  readonly manifests: readonly Manifest[]
+  /** YAML errors per template path (empty when every document is well formed). */
+  readonly errors: readonly string[]
+}
+
+export const RELEASE = 'portcullis'
+export const NAMESPACE = 'agents'
+
+export function exampleValues(name: string): Record<string, unknown> {
+  return parse(readFileSync(`${CHART_DIR}examples/${name}`, 'utf8')) as Record<string, unknown>
+}
+
+/** `helm template portcullis helm/portcullis -n agents -f <values>`, parsed. */
+export function render(values: Record<string, unknown> = {}): Rendered {
+  const rendered = renderChart(chart, { values, releaseName: RELEASE, namespace: NAMESPACE })
+  const manifests: Manifest[] = []
+  const errors: string[] = []
+  for (const [path, text] of rendered.manifests) {
+    for (const document of parseAllDocuments(text, { uniqueKeys: true })) {
+      for (const error of [...document.errors, ...document.warnings])
+        errors.push(`${path}: ${error.message}`)
+      const value: unknown = document.toJS()
+      if (value === null || value === undefined) continue
+      manifests.push(value as Manifest)
+    }
+  }
+  return { chart: rendered, manifests, errors }
+}
+
+export function find(rendered: Rendered, kind: string, name?: string): Manifest[] {
+  return rendered.manifests.filter(
+    (manifest) => manifest.kind === kind && (name === undefined || manifest.metadata.name === name),
+  )
+}
+
+export function only(rendered: Rendered, kind: string, name?: string): Manifest {
+  const found = find(rendered, kind, name)
+  if (found.length !== 1)
+    throw new Error(`${found.length} ${kind}${name === undefined ? '' : ` ${name}`} rendered`)
+  return found[0] as Manifest
+}
+
+// Shapes of the parts the tests read.
+export interface EnvVar {
+  name: string
+  value?: string
+  valueFrom?: { secretKeyRef: { name: string; key: string } }
+}
+export interface Container {
+  name: string
+  args: string[]
+  ports: { name: string; containerPort: number }[]
+  env: EnvVar[]
+  livenessProbe: { httpGet: { path: string; port: string } }
+  readinessProbe: { httpGet: { path: string; port: string } }
+  startupProbe: { httpGet: { path: string; port: string } }
+  securityContext: Record<string, unknown> & { capabilities?: { drop?: string[] } }
+  volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[]
+}
+export interface Volume {
+  name: string
+  configMap?: { name: string }
+  secret?: { secretName: string; items?: { key: string; path: string }[] }
+  persistentVolumeClaim?: { claimName: string }
+  emptyDir?: Record<string, never>
+}
+export interface PodSpec {
+  containers: Container[]
+  volumes: Volume[]
+  securityContext: Record<string, unknown>
+}
+
+export function podTemplate(deployment: Manifest): {
+  metadata: { labels: Record<string, string>; annotations: Record<string, string> }
+  spec: PodSpec
+} {
+  return (deployment.spec as { template: ReturnType<typeof podTemplate> }).template
+}
+
+export function env(container: Container, name: string): EnvVar | undefined {
+  return container.env.find((variable) => variable.name === name)
+}
+
+/** The sidecar patch NOTES.txt prints between its two `---` lines. */
+export function sidecarPatch(notes: string): { spec: { template: { spec: PodSpec } } } {
+  const parts = notes.split(/^---$/m)
+  if (parts.length !== 3) throw new Error('NOTES.txt has no patch between two --- lines')
+  return parse(parts[1] as string) as { spec: { template: { spec: PodSpec } } }
+}

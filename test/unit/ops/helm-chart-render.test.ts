@@ -1,0 +1,140 @@
+import t from 'tap'
+import { exampleValues, find, NAMESPACE, render, type Rendered } from './chart.js'
+
+const kinds = (rendered: Rendered): string[] =>
+  rendered.manifests.map((manifest) => `${manifest.kind}/${manifest.metadata.name}`).sort()
+
+const CASES: [string, Record<string, unknown>][] = [
+  ['default values', {}],
+  ['ingress-postgres-values.yaml', exampleValues('ingress-postgres-values.yaml')],
+  ['ingress-jwks-values.yaml', exampleValues('ingress-jwks-values.yaml')],
+  ['sidecar-values.yaml', exampleValues('sidecar-values.yaml')],
+]
+
+void t.test('every template renders well-formed YAML manifests', async (t) => {
+  for (const [name, values] of CASES) {
+    const rendered = render(values)
+    t.same(rendered.errors, [], `${name}: every document parses`)
+    t.ok(rendered.manifests.length >= 5, `${name}: ${rendered.manifests.length} manifests`)
+    const ids = kinds(rendered)
+    t.equal(new Set(ids).size, ids.length, `${name}: no two manifests share kind and name`)
+    for (const manifest of rendered.manifests) {
+      const where = `${name}: ${manifest.kind}/${manifest.metadata.name}`
+      t.match(manifest.apiVersion, /^[a-z0-9.]*\/?v\d/, `${where}: apiVersion`)
+      t.match(manifest.metadata.name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `${where}: DNS name`)
+      t.ok(manifest.metadata.name.length <= 63, `${where}: name within 63 characters`)
+      t.ok(manifest.metadata.namespace !== undefined, `${where}: namespaced`)
+      t.equal(
+        manifest.metadata.labels?.['app.kubernetes.io/managed-by'],
+        'Helm',
+        `${where}: labels`,
+      )
+    }
+  }
+})
+
+void t.test(
+  'the default values render an ingress Deployment with the embedded store',
+  async (t) => {
+    t.same(kinds(render()), [
+      'ConfigMap/portcullis',
+      'ConfigMap/portcullis-dashboard',
+      'Deployment/portcullis',
+      'PersistentVolumeClaim/portcullis-data',
+      'PodDisruptionBudget/portcullis',
+      'Service/portcullis',
+      'Service/portcullis-admin',
+      'ServiceAccount/portcullis',
+    ])
+    const secrets = render({ securityKey: { value: 'k' } })
+    t.same(
+      find(secrets, 'Secret').map((secret) => secret.metadata.name),
+      ['portcullis'],
+      'a Secret only when a value is given inline',
+    )
+  },
+)
+
+void t.test('the examples render what they describe', async (t) => {
+  t.same(kinds(render(exampleValues('ingress-postgres-values.yaml'))), [
+    'ConfigMap/portcullis',
+    'ConfigMap/portcullis-dashboard',
+    'Deployment/portcullis',
+    'HorizontalPodAutoscaler/portcullis',
+    'Ingress/portcullis',
+    'NetworkPolicy/portcullis',
+    'NetworkPolicy/portcullis-backend',
+    'PodDisruptionBudget/portcullis',
+    'PrometheusRule/portcullis',
+    'Service/portcullis',
+    'Service/portcullis-admin',
+    'ServiceAccount/portcullis',
+    'ServiceMonitor/portcullis',
+  ])
+  t.same(kinds(render(exampleValues('sidecar-values.yaml'))), [
+    'ConfigMap/portcullis',
+    'ConfigMap/portcullis-dashboard',
+    'NetworkPolicy/portcullis',
+    'Service/portcullis',
+    'Service/portcullis-admin',
+    'ServiceMonitor/portcullis',
+  ])
+  const backend = find(render(exampleValues('ingress-postgres-values.yaml')), 'NetworkPolicy')
+  t.ok(
+    backend.every((policy) => policy.metadata.namespace === NAMESPACE),
+    'policies in the release namespace',
+  )
+})
+
+void t.test('values that cannot work are refused with a message', async (t) => {
+  const refused: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'two replicas on the embedded store',
+      { replicaCount: 2 },
+      /embedded store serves one replica/,
+    ],
+    ['autoscaling on the embedded store', { autoscaling: { enabled: true } }, /embedded store/],
+    [
+      'a key both inline and by reference',
+      { securityKey: { value: 'k', existingSecret: { name: 's', key: 'k' } } },
+      /securityKey: give value or existingSecret.name, not both/,
+    ],
+    [
+      'a database URL both inline and by reference',
+      { database: { url: 'postgresql://x', existingSecret: { name: 's', key: 'k' } } },
+      /database: give url or existingSecret.name, not both/,
+    ],
+    [
+      'a NetworkPolicy without the backend selector',
+      { networkPolicy: { enabled: true } },
+      /networkPolicy.backend.podSelector is required/,
+    ],
+    [
+      'sidecar mode without the pod selector',
+      { mode: 'sidecar' },
+      /sidecar.podSelector is required/,
+    ],
+    ['a port in the config file', { config: { server: { port: 80 } } }, /set ports.proxy/],
+    [
+      'the upstream in the config file',
+      { config: { upstream: { url: 'http://x' } } },
+      /upstream.url/,
+    ],
+    ['an unknown mode', { mode: 'gateway' }, /mode must be ingress or sidecar/],
+    ['no image repository', { image: { repository: '' } }, /image.repository is required/],
+  ]
+  for (const [what, values, message] of refused) t.throws(() => render(values), message, what)
+
+  const allowed: [string, Record<string, unknown>][] = [
+    ['replicas with PostgreSQL', { replicaCount: 3, database: { url: 'postgresql://db/p' } }],
+    [
+      'replicas with a database Secret',
+      { replicaCount: 3, database: { existingSecret: { name: 'db', key: 'url' } } },
+    ],
+    [
+      'replicas without service accounts',
+      { replicaCount: 3, config: { service_accounts: { enabled: false } } },
+    ],
+  ]
+  for (const [what, values] of allowed) t.doesNotThrow(() => render(values), what)
+})

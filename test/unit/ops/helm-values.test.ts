@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { parse } from 'yaml'
+import { configSchema } from '../../../src/config/schema.js'
+import { mergeValues } from '../../helpers/helm-render.js'
+import { validate } from './json-schema.js'
+
+const CHART = fileURLToPath(new URL('../../../helm/portcullis/', import.meta.url))
+const FIXTURES = fileURLToPath(new URL('../../fixtures/configs/', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+type Values = Record<string, unknown>
+
+const schema = JSON.parse(readFileSync(`${CHART}values.schema.json`, 'utf8')) as Values
+const defaults = parse(readFileSync(`${CHART}values.yaml`, 'utf8')) as Values
+const examples = readdirSync(`${CHART}examples`).filter((name) => name.endsWith('.yaml'))
+const configPart = (schema.properties as Record<string, Values>).config as Values
+
+void t.test('values.yaml validates against values.schema.json', async (t) => {
+  t.same(validate(schema, defaults), [])
+})
+
+void t.test('every example validates alone and merged over values.yaml', async (t) => {
+  t.same(examples.sort(), [
+    'ingress-jwks-values.yaml',
+    'ingress-postgres-values.yaml',
+    'sidecar-values.yaml',
+  ])
+  for (const name of examples) {
+    const example = parse(readFileSync(`${CHART}examples/${name}`, 'utf8')) as Values
+    t.same(validate(schema, example), [], `${name} alone`)
+    t.same(validate(schema, mergeValues(defaults, example)), [], `${name} merged`)
+    const config = mergeValues(defaults, example).config
+    t.ok(configSchema.safeParse(config).success, `${name}: config passes the gateway's own schema`)
+  }
+})
+
+void t.test('the schema refuses wrong values, naming the key', async (t) => {
+  const cases: [string, Values, string][] = [
+    ['an unknown top-level key', { replicas: 3 }, '$.replicas'],
+    ['an unknown mode', { mode: 'gateway' }, '$.mode'],
+    ['a port out of range', { ports: { proxy: 0 } }, '$.ports.proxy'],
+    ['an upstream that is not a URL', { upstream: { url: 'agentos:7777' } }, '$.upstream.url'],
+    [
+      'an existingSecret with an empty key',
+      { database: { existingSecret: { name: 'db', key: '' } } },
+      '$.database.existingSecret.key',
+    ],
+    ['a misspelled config section', { config: { upstreem: {} } }, '$.config.upstreem'],
+    [
+      'a misspelled config key',
+      { config: { auth: { admin_scop: 'x' } } },
+      '$.config.auth.admin_scop',
+    ],
+    ['alg none', { config: { auth: { algorithm: 'none' } } }, '$.config.auth.algorithm'],
+    [
+      'a wrong config type',
+      { config: { logging: { access_log: 1 } } },
+      '$.config.logging.access_log',
+    ],
+    [
+      'a bad scope mapping key',
+      { config: { auth: { scope_mappings: { '/agents': [] } } } },
+      '$.config.auth.scope_mappings',
+    ],
+  ]
+  for (const [what, values, path] of cases) {
+    const problems = validate(schema, mergeValues(defaults, values))
+    t.ok(
+      problems.some((problem) => problem.path === path),
+      `${what}: refused at ${path} (${JSON.stringify(problems)})`,
+    )
+  }
+})
+
+void t.test(
+  'values.config accepts what the gateway accepts, refuses what it refuses',
+  async (t) => {
+    const files = [
+      ...readdirSync(FIXTURES)
+        .filter((name) => name.endsWith('.yaml'))
+        .map((name) => `${FIXTURES}${name}`),
+      `${ROOT}config/portcullis.yaml`,
+      `${ROOT}config/demo.yaml`,
+    ]
+    let accepted = 0
+    for (const file of files) {
+      let raw: unknown
+      try {
+        raw = parse(readFileSync(file, 'utf8'), { uniqueKeys: true })
+      } catch {
+        continue // not YAML the schema could see
+      }
+      if (configSchema.safeParse(raw ?? {}).success) {
+        accepted++
+        t.same(validate(configPart, raw ?? {}), [], `${file}: valid for the gateway, valid here`)
+      }
+    }
+    t.ok(accepted >= 5, `${accepted} valid configs compared`)
+    for (const name of ['unknown-root-key', 'unknown-nested-key', 'wrong-types', 'bad-enum']) {
+      const raw = parse(readFileSync(`${FIXTURES}${name}.yaml`, 'utf8')) as Values
+      t.ok(validate(configPart, raw).length > 0, `${name}.yaml is refused here too`)
+    }
+  },
+)
