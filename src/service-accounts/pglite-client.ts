@@ -83,7 +83,7 @@ function compiledModules(): Promise<PGliteOptions> {
       pgliteWasmModule: await wasm.compile(pglite),
       initdbWasmModule: await wasm.compile(initdb),
       fsBundle: new Blob([bundle]),
-    } as PGliteOptions
+    }
   })()
   return modules
 }

@@ -177,7 +177,11 @@ void t.test(
       values.filter(({ label }) => label === 'route').map(({ value }) => value),
     )
     for (const route of routes)
-      t.match(route, /^(\/[a-z_.-]*|other|invalid)$/, `route label ${route} is a family`)
+      t.match(
+        route,
+        /^((\/([a-z0-9_.-]+|\{[a-z_*]+\}|\*{1,2})?)+|other|invalid)$/,
+        `route label ${route} is a family or a template`,
+      )
     t.ok(routes.has('other'), 'unknown paths are counted as other')
   },
 )
