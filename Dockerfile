@@ -21,6 +21,7 @@ RUN mkdir -p /var/lib/portcullis && chown node:node /var/lib/portcullis
 ENV PORTCULLIS_DATA_DIR=/var/lib/portcullis
 USER node
 EXPOSE 8080 9090
-HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:9090/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Exec form, no shell: node asks the admin listener (PORTCULLIS_ADMIN_PORT, default 9090).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORTCULLIS_ADMIN_PORT || 9090) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "dist/main.js"]
 CMD ["serve", "--config", "config/portcullis.yaml"]

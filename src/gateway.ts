@@ -1,36 +1,18 @@
 import type { Server } from 'node:http'
-import { DEFAULT_EXCLUDED_ROUTES, ExcludedRoutes } from './auth/excluded-routes.js'
-import { JwtVerifier } from './auth/jwt/index.js'
-import { AuthPipeline } from './auth/pipeline.js'
-import { SchedulerTokenVerifier } from './auth/scheduler-token-verifier.js'
-import { SecurityKeyVerifier } from './auth/security-key-verifier.js'
-import { summarizeAuthMode } from './config/auth-mode.js'
 import type { Config } from './config/schema.js'
+import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
+import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
-import { createApp } from './http/app.js'
-import { TrustedProxies } from './http/client-address.js'
 import { InFlight } from './http/in-flight.js'
-import { authenticate } from './http/middleware/authenticate.js'
-import { enforceIdentity } from './http/middleware/enforce-identity.js'
-import { forward } from './http/middleware/forward.js'
-import { serviceAccountsRoute } from './http/middleware/service-accounts-route.js'
 import type { ReadinessCheck } from './http/readiness.js'
 import { closeServer, createProxyServer, listen } from './http/servers.js'
 import { UpstreamClient } from './http/upstream-client.js'
-import type { UpstreamHeaderOptions } from './http/upstream-headers.js'
-import { createUpgradeGate } from './http/upgrade-gate.js'
-import { UpgradeHandler } from './http/upgrade.js'
-import { IdentityEnforcer } from './identity/identity-enforcer.js'
 import { createLogger, type Logger } from './logger.js'
 import { Metrics } from './metrics.js'
-import { Authorizer } from './policy/authorizer.js'
-import { RouteTable } from './policy/route-table.js'
-import { ServiceAccountsApi } from './service-accounts/api/service-accounts-api.js'
 import {
   startServiceAccounts,
   type ServiceAccounts,
 } from './service-accounts/start-service-accounts.js'
-import { createSurfaces, interfaceMappings, publicInterfaceRoutes } from './surfaces/index.js'
 
 export interface GatewayOptions {
   readonly logger?: Logger
@@ -45,22 +27,35 @@ export interface RunningGateway {
   readonly adminPort: number
 }
 
+export interface ReloadResult {
+  readonly outcome: 'applied' | 'failed'
+  /** Keys that changed but only take effect after a restart (listeners, upstream, store). */
+  readonly restartRequired: readonly string[]
+  readonly error?: string
+}
+
 export interface Gateway {
+  /** The config requests are handled with now (after the last successful reload). */
   readonly config: Config
   readonly logger: Logger
   readonly metrics: Metrics
   /** The service-account store and verifier; undefined when service accounts are off. */
   readonly serviceAccounts: ServiceAccounts | undefined
   start(): Promise<RunningGateway>
-  /** Re-reads what can change without a restart (the JWKS file); the SIGHUP action. */
-  reload(): Promise<void>
+  /**
+   * Rebuilds everything that depends on the config (keys, JWKS file, scopes, identity, surfaces)
+   * from `next`, or from the current config to re-read the JWKS file; swaps it in atomically for
+   * new requests. A failure keeps the old generation serving. The SIGHUP action.
+   */
+  reload(next?: Config): Promise<ReloadResult>
   /** Graceful: stop accepting, let in-flight requests finish (bounded), close WebSockets, release. */
   stop(): Promise<void>
 }
 
 /**
  * The composition root: the only place that creates the gateway's parts and wires them together.
- * Throws (before anything listens) when a part cannot start: bad keys, an unreachable database.
+ * Throws (before anything listens, and releasing what it opened) when a part cannot start: bad
+ * keys, an unreachable database.
  */
 export async function createGateway(
   config: Config,
@@ -68,143 +63,58 @@ export async function createGateway(
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: config.logging.level })
   const metrics = new Metrics({ collectProcessMetrics: options.collectProcessMetrics ?? true })
-  const mode = summarizeAuthMode(config.auth)
-  if (mode.mode === 'none') {
-    logger.warn('no JWT source and no security key: running open, anonymous requests are forwarded')
-  }
-
-  const jwt = mode.jwtConfigured
-    ? await JwtVerifier.create(config.auth, { logger, metrics })
-    : undefined
-  const securityKey =
-    !mode.jwtConfigured && config.auth.security_key !== null
-      ? new SecurityKeyVerifier(config.auth)
-      : undefined
-  const scheduler =
-    config.auth.internal_service_token !== null
-      ? new SchedulerTokenVerifier(config.auth)
-      : undefined
-  const serviceAccounts = config.service_accounts.enabled
-    ? await startServiceAccounts(config, logger, metrics.registry)
-    : undefined
-
-  const authorizer = new Authorizer({
-    table: RouteTable.fromConfig({
-      scopeMappings: config.auth.scope_mappings,
-      interfaceMappings: interfaceMappings(config.interfaces),
-    }),
-    adminScope: config.auth.admin_scope,
-    denyUnmapped: config.auth.deny_unmapped_routes,
-  })
-  const pipeline = new AuthPipeline({
-    mode,
-    credentials: config.auth,
-    excluded: new ExcludedRoutes([
-      ...(config.auth.excluded_route_paths ?? DEFAULT_EXCLUDED_ROUTES),
-      ...publicInterfaceRoutes(config.interfaces),
-    ]),
-    authorizer,
-    serviceAccounts: serviceAccounts?.verifier,
-    scheduler,
-    jwt,
-    securityKey,
-    metrics,
-  })
-  const enforcer = await IdentityEnforcer.create(config, mode)
-
-  const trustedProxies = new TrustedProxies(config.server.trusted_proxies)
-  const inFlight = new InFlight()
   const upstream = new UpstreamClient(config.upstream, (kind) =>
     metrics.upstreamErrors.inc({ kind }),
   )
-  const headerOptions: UpstreamHeaderOptions = {
-    identityPrefixes: ['x-auth-'],
-    identityNames: enforcer.identityHeaderNames,
-    preserveHost: config.upstream.preserve_host,
-    upstreamHost: new URL(config.upstream.url).host,
+  let serviceAccounts: ServiceAccounts | undefined
+  try {
+    serviceAccounts = config.service_accounts.enabled
+      ? await startServiceAccounts(config, logger, metrics.registry)
+      : undefined
+  } catch (error) {
+    await upstream.close()
+    throw error
   }
-  const surfaces = createSurfaces({
-    config,
-    mode,
-    pipeline,
-    enforcer,
+  const shared: SharedParts = {
+    logger,
+    metrics,
     upstream,
-    headerOptions,
-    trustedProxies,
     serviceAccounts,
-    logger,
-  })
-  await surfaces.start()
-  const api =
-    serviceAccounts === undefined
-      ? undefined
-      : new ServiceAccountsApi({
-          store: serviceAccounts.store,
-          adminScope: config.auth.admin_scope,
-          logger,
-          onRevoked: (tokenHash) => {
-            serviceAccounts.verifier.evictByHash(tokenHash)
-            surfaces.watch.revoked(tokenHash)
-          },
-        })
-  const app = createApp({
-    logger,
-    metrics,
-    inFlight,
-    trustedProxies,
-    allowedOrigins: config.cors.allowed_origins,
-    accessLog: config.logging.access_log,
-    maxHeadersCount: config.server.max_headers_count,
-    stages: [
-      ...surfaces.beforeAuthentication,
-      authenticate({ pipeline }),
-      serviceAccountsRoute({ api, maxBodyBytes: config.server.max_body_bytes }),
-      enforceIdentity({ enforcer }),
-      ...surfaces.afterIdentity,
-    ],
-    forward: forward({ upstream, headerOptions, metrics }),
-  })
-  const upgrades = new UpgradeHandler({
-    config,
-    logger,
-    metrics,
-    trustedProxies,
-    headerOptions,
-    gate: createUpgradeGate({
-      pipeline,
-      enforcer,
-      credentials: config.auth,
-      watch: surfaces.watch,
-    }),
-    localHandlers: surfaces.localHandlers,
-  })
-  surfaces.bindUpgrades(upgrades)
-  const handleRequest = app.callback()
-  const proxyServer = createProxyServer(config.server, (req, res) => void handleRequest(req, res))
-  proxyServer.on('upgrade', upgrades.handle)
+    inFlight: new InFlight(),
+  }
+  let current: Generation
+  try {
+    current = await createGeneration(config, shared)
+  } catch (error) {
+    await Promise.all([upstream.close(), serviceAccounts?.stop()])
+    throw error
+  }
+  const live = new Set<Generation>([current])
+  warnIfOpen(current, logger)
+
+  const proxyServer = createProxyServer(config.server, (req, res) =>
+    current.handleRequest(req, res),
+  )
+  proxyServer.on('upgrade', (req, socket, head: Buffer) => current.handleUpgrade(req, socket, head))
 
   let accepting = true
   const readiness: ReadinessCheck[] = [
     {
       name: 'upstream',
       check: async () => {
+        const host = new URL(config.upstream.url).host
         await upstream.fetch(
-          {
-            method: 'GET',
-            path: '/health',
-            headers: ['host', headerOptions.upstreamHost],
-            body: null,
-          },
+          { method: 'GET', path: '/health', headers: ['host', host], body: null },
           65_536,
         )
       },
     },
   ]
-  if (serviceAccounts !== undefined)
-    readiness.push({ name: 'store', check: () => serviceAccounts.store.ping() })
-  const documents = new Map<string, () => unknown>()
-  const signer = enforcer.signer
-  if (signer !== undefined) documents.set('/.well-known/jwks.json', () => signer.jwks())
+  const store = serviceAccounts?.store
+  if (store !== undefined) readiness.push({ name: 'store', check: () => store.ping() })
+  const documents = new Map<string, () => unknown>([
+    ['/.well-known/jwks.json', () => current.signer?.jwks() ?? { keys: [] }],
+  ])
   const adminServer: Server = createAdminServer({
     metrics,
     readiness,
@@ -213,7 +123,9 @@ export async function createGateway(
   })
 
   return {
-    config,
+    get config() {
+      return current.config
+    },
     logger,
     metrics,
     serviceAccounts,
@@ -229,7 +141,12 @@ export async function createGateway(
           ? '127.0.0.1'
           : config.server.host
       logger.info(
-        { port, admin_port: adminPort, upstream: config.upstream.url, auth_mode: mode.mode },
+        {
+          port,
+          admin_port: adminPort,
+          upstream: config.upstream.url,
+          auth_mode: current.mode.mode,
+        },
         'portcullis listening',
       )
       return {
@@ -239,27 +156,52 @@ export async function createGateway(
         adminPort,
       }
     },
-    async reload() {
-      const result = await jwt?.reload()
-      logger.info({ jwks: result ?? 'not configured' }, 'reload')
+    async reload(next = current.config) {
+      const restartRequired = restartOnlyChanges(current.config, next)
+      let generation: Generation
+      try {
+        generation = await createGeneration(withRestartOnlyKeysOf(current.config, next), shared)
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        metrics.configReloads.inc({ result: 'failed' })
+        logger.error({ err: error }, 'reload failed; the previous configuration stays in effect')
+        return { outcome: 'failed', restartRequired, error: message }
+      }
+      const previous = current
+      current = generation
+      live.add(generation)
+      logger.level = next.logging.level
+      metrics.configReloads.inc({ result: 'applied' })
+      if (restartRequired.length > 0)
+        logger.warn({ keys: restartRequired }, 'these changes take effect only after a restart')
+      logger.info({ auth_mode: generation.mode.mode }, 'configuration reloaded')
+      warnIfOpen(generation, logger)
+      void previous.retire().then(() => live.delete(previous))
+      return { outcome: 'applied', restartRequired }
     },
     async stop() {
       accepting = false
       const closing = closeServer(proxyServer)
       proxyServer.closeIdleConnections()
+      const inFlight = shared.inFlight
       const drained = await inFlight.drained(config.server.shutdown_grace_ms)
       if (!drained)
         logger.warn(
           { in_flight: inFlight.count },
           'shutdown grace period over; closing connections',
         )
-      surfaces.stop()
-      upgrades.closeAll()
+      for (const generation of live) generation.closeConnections()
       proxyServer.closeAllConnections()
       await closing
-      jwt?.close()
+      await Promise.all([...live].map((generation) => generation.retire()))
       await Promise.all([upstream.close(), closeServer(adminServer), serviceAccounts?.stop()])
       logger.info('portcullis stopped')
     },
+  }
+}
+
+function warnIfOpen(generation: Generation, logger: Logger): void {
+  if (generation.mode.mode === 'none') {
+    logger.warn('no JWT source and no security key: running open, anonymous requests are forwarded')
   }
 }

@@ -81,6 +81,13 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly configReloads = new Counter({
+    name: 'portcullis_config_reloads_total',
+    help: 'Configuration reloads (SIGHUP or file change), by result (applied, invalid, failed).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  })
+
   readonly authOutcomes = new Counter({
     name: 'portcullis_auth_outcomes_total',
     help: 'Authentication and authorization decisions, by credential kind, outcome (allowed, denied) and reason.',

@@ -17,7 +17,11 @@ export function redactDeep(value: unknown, depth = 0): unknown {
   if (depth > 6 || typeof value !== 'object' || value === null) return value
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1))
   if (value instanceof Error) {
-    return { type: value.name, message: redactSecrets(value.message), code: (value as NodeJS.ErrnoException).code }
+    return {
+      type: value.name,
+      message: redactSecrets(value.message),
+      code: (value as NodeJS.ErrnoException).code,
+    }
   }
   const copy: Record<string, unknown> = {}
   for (const [key, child] of Object.entries(value)) copy[key] = redactDeep(child, depth + 1)

@@ -40,7 +40,10 @@ export const ANONYMOUS: Principal = Object.freeze({
 
 /** Identity prefixes no JWT or client-supplied user id may claim (reference 6.3). */
 export function isReservedPrincipal(userId: unknown): boolean {
-  return typeof userId === 'string' && (userId.startsWith('sa:') || userId.startsWith('__oauth__:') || userId === '__scheduler__')
+  return (
+    typeof userId === 'string' &&
+    (userId.startsWith('sa:') || userId.startsWith('__oauth__:') || userId === '__scheduler__')
+  )
 }
 
 /** Admin is exact membership of the configured admin scope (reference 1.5). */
@@ -52,7 +55,11 @@ export function isAdmin(principal: Principal, adminScope: string): boolean {
  * The user id to force onto data access, or null for "unscoped" (reference 7.1): admins are never
  * scoped; service accounts always are; JWT callers only under `user_isolation`.
  */
-export function scopedUserId(principal: Principal, adminScope: string, userIsolation: boolean): string | null {
+export function scopedUserId(
+  principal: Principal,
+  adminScope: string,
+  userIsolation: boolean,
+): string | null {
   if (isAdmin(principal, adminScope)) return null
   const userId = principal.userId
   if (userId === null) return null

@@ -12,5 +12,8 @@ export const NOT_RESPONSIBLE: unique symbol = Symbol('not-responsible')
  */
 export interface Verifier {
   readonly kind: 'jwt' | 'service_account' | 'scheduler' | 'security_key'
-  verify(credential: Credential, request: InboundRequest): Promise<Principal | typeof NOT_RESPONSIBLE>
+  verify(
+    credential: Credential,
+    request: InboundRequest,
+  ): Promise<Principal | typeof NOT_RESPONSIBLE>
 }

@@ -7,7 +7,8 @@ import { extractCredential, type CredentialSettings } from '../auth/extract-cred
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { IncomingMessage } from 'node:http'
 import type { CanonicalTarget } from './canonical-path.js'
-import { offeredProtocols, type UpgradeAdmission } from './upgrade.js'
+import type { UpgradeAdmission } from './upgrade.js'
+import { offeredProtocols } from './websocket-handshake.js'
 
 /** A browser cannot set headers on a WebSocket; it may offer `bearer` and then the token as subprotocols. */
 export const BEARER_SUBPROTOCOL = 'bearer'
@@ -66,6 +67,7 @@ export function createUpgradeGate(deps: {
       headers: inbound.headers,
       body: req,
       accessibleIds: decision.authorization?.accessibleIds,
+      public: decision.public,
     })
     const viaSubprotocol = credential !== null && credential.source === 'subprotocol'
     return {

@@ -3,13 +3,13 @@ import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer } from 'ws'
 import type { InboundRequest } from '../auth/inbound-request.js'
 import type { Config } from '../config/schema.js'
-import { GatewayError, toGatewayError } from '../errors.js'
+import { type GatewayError, toGatewayError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
 import { canonicalizeTarget, type CanonicalTarget } from './canonical-path.js'
 import { normalizeAddress, resolveClientAddress, type TrustedProxies } from './client-address.js'
-import { assertHeaderCount } from './header-limits.js'
-import { writeRawError, writeRawResponse } from './raw-response.js'
+import { assertHeaderCount, assertSingleHost } from './header-limits.js'
+import { writeRawError } from './raw-response.js'
 import { chooseRequestId } from './request-id.js'
 import {
   buildUpstreamHeaders,
@@ -17,6 +17,13 @@ import {
   type UpstreamHeaderOptions,
 } from './upstream-headers.js'
 import { relayWebSockets } from './websocket-relay.js'
+import {
+  acceptNoSubprotocol,
+  assertWebSocketUpgrade,
+  connectOutcome,
+  relayRefusal,
+  toHeaderObject,
+} from './websocket-handshake.js'
 
 /** What the auth hook decides for an upgrade it lets through. */
 export interface UpgradeAdmission {
@@ -56,18 +63,6 @@ export interface UpgradeDeps {
   readonly localHandlers?: ReadonlyMap<string, LocalUpgradeHandler>
 }
 
-const MAX_REFUSAL_BODY = 64 * 1024
-
-/** Offered subprotocols, in order, from every Sec-WebSocket-Protocol line. */
-export function offeredProtocols(req: { headers: IncomingMessage['headers'] }): string[] {
-  const value = req.headers['sec-websocket-protocol']
-  if (value === undefined) return []
-  return value
-    .split(',')
-    .map((protocol) => protocol.trim())
-    .filter((protocol) => protocol !== '')
-}
-
 /**
  * Handles the server's `upgrade` event (Koa never sees upgrades): canonical path, the auth gate,
  * then a WebSocket to the upstream; only once that is open is the client's handshake completed and
@@ -103,6 +98,16 @@ export class UpgradeHandler {
     )
   }
 
+  /** Resolves once no WebSocket accepted by this handler is open. */
+  async idle(): Promise<void> {
+    while (this.#open.size > 0) {
+      const closing = [...this.#open].map(
+        (client) => new Promise<void>((resolve) => client.once('close', () => resolve())),
+      )
+      await Promise.all(closing)
+    }
+  }
+
   /** Closes every relayed connection with 1001 (going away), for shutdown. */
   closeAll(): void {
     for (const client of this.#open) client.close(1001, 'gateway shutting down')
@@ -128,6 +133,7 @@ export class UpgradeHandler {
     const { config, trustedProxies, metrics } = this.#deps
     assertWebSocketUpgrade(req)
     assertHeaderCount(req.rawHeaders, config.server.max_headers_count)
+    assertSingleHost(req.rawHeaders)
     const target = canonicalizeTarget(req.url ?? '')
     const peer = normalizeAddress(req.socket.remoteAddress)
     const peerTrusted = trustedProxies.has(peer)
@@ -214,115 +220,4 @@ export class UpgradeHandler {
     )
     writeRawError(socket, error)
   }
-}
-
-function assertWebSocketUpgrade(req: IncomingMessage): void {
-  const upgrade = req.headers.upgrade?.toLowerCase()
-  // `Upgrade: h2c` and other protocols are never tunnelled (request smuggling through upgrades).
-  if (upgrade !== 'websocket') {
-    throw new GatewayError(
-      'UNSUPPORTED_UPGRADE',
-      'Unsupported upgrade: only WebSocket upgrades are accepted',
-      {
-        reason: 'upgrade.protocol',
-      },
-    )
-  }
-  if (
-    req.method !== 'GET' ||
-    req.headers['sec-websocket-key'] === undefined ||
-    req.headers['sec-websocket-version'] !== '13'
-  ) {
-    throw new GatewayError('UNSUPPORTED_UPGRADE', 'Invalid WebSocket handshake', {
-      reason: 'upgrade.handshake',
-    })
-  }
-}
-
-export type ConnectOutcome =
-  | { kind: 'open' }
-  | { kind: 'refused'; response: IncomingMessage }
-  | { kind: 'failed'; error: GatewayError }
-
-/**
- * A server may accept without choosing any offered subprotocol (RFC 6455 §4.2.2; AgentOS's
- * workflow socket does), which the `ws` client treats as a failed handshake. Its `upgrade` event
- * comes before that check, so the answer is recorded there and made acceptable to the client;
- * the returned function tells whether the upstream chose none.
- */
-function acceptNoSubprotocol(upstream: WebSocket, offered: readonly string[]): () => boolean {
-  let choseNone = false
-  const first = offered[0]
-  if (first !== undefined) {
-    upstream.once('upgrade', (response: IncomingMessage) => {
-      if (response.headers['sec-websocket-protocol'] !== undefined) return
-      choseNone = true
-      response.headers['sec-websocket-protocol'] = first
-    })
-  }
-  return () => choseNone
-}
-
-/** How an upstream WebSocket handshake ended. */
-export function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
-  return new Promise((resolve) => {
-    upstream.once('open', () => resolve({ kind: 'open' }))
-    upstream.once('unexpected-response', (_request, response) =>
-      resolve({ kind: 'refused', response }),
-    )
-    upstream.once('error', (error: Error) => {
-      const timedOut = /timed out/i.test(error.message)
-      resolve({
-        kind: 'failed',
-        error: timedOut
-          ? new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
-              cause: error,
-              reason: 'upstream.timeout',
-            })
-          : new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
-              cause: error,
-              reason: 'upstream.unavailable',
-            }),
-      })
-    })
-  })
-}
-
-/** The upstream refused the handshake: pass its status and (bounded) body on to the client. */
-function relayRefusal(socket: Duplex, response: IncomingMessage, done: () => void): void {
-  const chunks: Buffer[] = []
-  let size = 0
-  let finished = false
-  const finish = (): void => {
-    if (finished) return
-    finished = true
-    done()
-    const contentType = response.headers['content-type'] ?? 'application/json'
-    writeRawResponse(socket, response.statusCode ?? 502, Buffer.concat(chunks), {
-      'content-type': contentType,
-    })
-    response.destroy()
-  }
-  response.on('data', (chunk: Buffer) => {
-    size += chunk.length
-    if (size <= MAX_REFUSAL_BODY) chunks.push(chunk)
-  })
-  response.once('end', finish)
-  response.once('error', finish)
-  response.once('close', finish)
-}
-
-/** A flat header list as the `ws` client takes it (its own handshake fields left out). */
-export function toHeaderObject(flat: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (let index = 0; index < flat.length; index += 2) {
-    const name = (flat[index] as string).toLowerCase()
-    // ws writes its own handshake fields.
-    if (name.startsWith('sec-websocket-')) continue
-    const value = flat[index + 1] as string
-    const current = headers[name]
-    headers[name] =
-      current === undefined ? value : `${current}${name === 'cookie' ? '; ' : ', '}${value}`
-  }
-  return headers
 }

@@ -3,7 +3,7 @@ import { WebSocket, type RawData } from 'ws'
 import { GatewayError } from '../errors.js'
 import { normalizeAddress, type TrustedProxies } from '../http/client-address.js'
 import { chooseRequestId } from '../http/request-id.js'
-import { connectOutcome, toHeaderObject } from '../http/upgrade.js'
+import { connectOutcome, toHeaderObject } from '../http/websocket-handshake.js'
 import {
   buildUpstreamHeaders,
   type HeaderAdjustments,

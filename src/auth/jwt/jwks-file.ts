@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import type { Logger } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
 import { systemClock, type Clock } from './clock.js'
-import { watchFileDirectories } from './directory-watch.js'
+import { watchFileDirectories } from '../../file-watch.js'
 import type { JwtAlgorithm } from './key-fit.js'
 import { importJwks, JwksFormatError, type JwksKeys } from './key-set.js'
 
@@ -73,6 +73,7 @@ export class JwksFile {
         options.path,
         () => file.#scheduleReload(),
         options.logger,
+        'JWKS',
       )
     }
     return file

@@ -78,6 +78,12 @@ export const serverSchema = z
       .describe(
         'Largest body the gateway itself parses (JSON, url-encoded forms, MCP messages); larger ones get 413. Multipart files stream through and are not limited by this.',
       ),
+    watch_config: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Reload the config file when it changes, as on SIGHUP: a valid file replaces the running config for new requests; an invalid one is refused and logged.',
+      ),
     shutdown_grace_ms: z
       .number()
       .int()

@@ -14,6 +14,8 @@ import type { Reply, Stack } from '../fixtures.js'
 
 export type StoreKind = 'embedded' | 'postgres'
 
+const FILE_BUDGET_MS = 300_000
+
 /** One store kind, as the line tests see it. */
 export interface StoreUnderTest {
   readonly kind: StoreKind
@@ -29,11 +31,17 @@ export interface StoreUnderTest {
   breakStore(gateway: TestGateway): Promise<(() => Promise<void>) | null>
 }
 
-/** Runs `suite` for the embedded store, then for PostgreSQL (skipped loudly without binaries). */
+/**
+ * Runs `suite` for the embedded store, then for PostgreSQL (skipped loudly without binaries).
+ * Opening the first PGlite of a process (WebAssembly compile, initdb of the template) takes about
+ * 20 s on a busy 2-core machine and every further one a few seconds, so the file gets a larger
+ * budget than the default 120 s; every wait inside stays bounded on its own.
+ */
 export function forEachStore(
   t: Test,
   suite: (t: Test, store: StoreUnderTest) => Promise<void>,
 ): void {
+  t.setTimeout(FILE_BUDGET_MS)
   void t.test('embedded store (PGlite)', (t) => suite(t, embeddedStore))
   void t.test('postgres store', { skip: postgresSkipReason() }, async (t) => {
     await suite(t, postgresStore(await startPostgres(t)))

@@ -26,13 +26,16 @@ export type Node =
       readonly branches: readonly { readonly test: Pipeline; readonly body: readonly Node[] }[]
       readonly otherwise: readonly Node[]
     }
-  | {
-      readonly kind: 'with' | 'range'
-      readonly pipeline: Pipeline
-      readonly body: readonly Node[]
-      readonly otherwise: readonly Node[]
-    }
+  | ({ readonly kind: 'with' } & Scoped)
+  | ({ readonly kind: 'range' } & Scoped)
   | { readonly kind: 'template'; readonly name: string; readonly pipeline: Pipeline | undefined }
+
+/** `with` and `range`: a pipeline, a body, and an `else` body. */
+export interface Scoped {
+  readonly pipeline: Pipeline
+  readonly body: readonly Node[]
+  readonly otherwise: readonly Node[]
+}
 
 export interface ParsedTemplate {
   readonly body: readonly Node[]
@@ -97,7 +100,8 @@ class Parser {
         const pipeline = parsePipeline(rest, piece.where)
         const body = this.nodes(new Set(['else', 'end']))
         const otherwise = this.#else(piece.where)
-        return { kind: word, pipeline, body, otherwise }
+        const scoped: Scoped = { pipeline, body, otherwise }
+        return word === 'with' ? { kind: 'with', ...scoped } : { kind: 'range', ...scoped }
       }
       case 'define': {
         const name = rest[0]

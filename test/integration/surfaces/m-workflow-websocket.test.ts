@@ -27,7 +27,12 @@ async function connected(ws: JsonWs): Promise<JsonWs> {
 }
 
 // One gateway per fixture, shared by the lines that use it (an embedded store takes seconds).
-const S = await stack(t, sConfig(withDatabase(t)))
+const DATABASE = withDatabase(t)
+// Valid tokens are never throttled, so a low limit leaves the other lines alone.
+const S = await stack(
+  t,
+  sConfig({ ...DATABASE, service_accounts: { enabled: true, max_failed_lookups: 2 } }),
+)
 const O = await stack(t, withDatabase(t))
 const J = await stack(t, jConfig({}, withDatabase(t)))
 const JI = await stack(t, jConfig({ user_isolation: true }))
@@ -261,4 +266,16 @@ void t.test('191 after authenticating, an unknown action', async (t) => {
   await ws.next()
   t.same(await ws.ask({ action: 'dance' }), { event: 'error', error: 'Unknown action: dance' })
   t.same(await ws.ask({ nothing: true }), { event: 'error', error: 'Unknown action: None' })
+})
+
+void t.test('5.5 on the WebSocket: throttling keeps its text', async (t) => {
+  const ws = await connected(await S.ws())
+  const bogus = `svc_pat_${'0'.repeat(49)}`
+  for (let attempt = 0; attempt < 2; attempt++) {
+    t.same(await ws.ask({ action: 'authenticate', token: bogus }), INVALID_PAT)
+  }
+  t.same(await ws.ask({ action: 'authenticate', token: bogus }), {
+    event: 'auth_error',
+    error: 'Too many failed authentication attempts',
+  })
 })

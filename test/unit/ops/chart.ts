@@ -56,6 +56,11 @@ export function only(rendered: Rendered, kind: string, name?: string): Manifest 
   return found[0] as Manifest
 }
 
+/** The `data` of a ConfigMap or Secret. */
+export function dataOf(manifest: Manifest): Record<string, string> {
+  return (manifest as unknown as { data: Record<string, string> }).data
+}
+
 // Shapes of the parts the tests read.
 export interface EnvVar {
   name: string

@@ -9,6 +9,12 @@ const DASHBOARD = fileURLToPath(
 )
 
 type Json = Record<string, unknown>
+interface Grid {
+  x: number
+  y: number
+  w: number
+  h: number
+}
 
 const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Json
 const catalogue = readCatalogue()
@@ -27,7 +33,7 @@ void t.test('the dashboard has the shape Grafana imports', async (t) => {
     const where = `panel ${String(panel.id)} ${String(panel.title)}`
     t.ok(Number.isInteger(panel.id), `${where}: integer id`)
     t.type(panel.title, 'string', `${where}: title`)
-    const grid = panel.gridPos as Record<string, number>
+    const grid = panel.gridPos as Grid
     t.ok(
       grid.w >= 1 && grid.x >= 0 && grid.x + grid.w <= 24 && grid.h >= 1 && grid.y >= 0,
       `${where}: gridPos inside the 24-column grid`,
@@ -43,10 +49,7 @@ void t.test('the dashboard has the shape Grafana imports', async (t) => {
   }
   const overlapping = graphs.filter((a, i) =>
     graphs.slice(i + 1).some((b) => {
-      const [p, q] = [a.gridPos, b.gridPos] as Record<string, number>[] as [
-        Record<string, number>,
-        Record<string, number>,
-      ]
+      const [p, q] = [a.gridPos as Grid, b.gridPos as Grid]
       return p.x < q.x + q.w && q.x < p.x + p.w && p.y < q.y + q.h && q.y < p.y + p.h
     }),
   )
@@ -57,7 +60,10 @@ void t.test('the dashboard has the shape Grafana imports', async (t) => {
 
 void t.test('every query uses only documented metrics and labels', async (t) => {
   const expressions: [string, string][] = graphs.flatMap((panel) =>
-    (panel.targets as Json[]).map((target) => [String(panel.title), target.expr as string]),
+    (panel.targets as Json[]).map((target): [string, string] => [
+      String(panel.title),
+      target.expr as string,
+    ]),
   )
   for (const variable of (dashboard.templating as { list: Json[] }).list) {
     const query = variable.query as { query?: string } | string

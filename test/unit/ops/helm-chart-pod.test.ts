@@ -3,6 +3,7 @@ import t from 'tap'
 import { parseConfig } from '../../../src/config/load.js'
 import { fixtures } from '../../helpers/jwt.js'
 import {
+  dataOf,
   env,
   exampleValues,
   only,
@@ -53,10 +54,8 @@ void t.test(
       const mount = container.volumeMounts.find((m) => configPath.startsWith(`${m.mountPath}/`))
       const volume = spec.volumes.find((v) => v.name === mount?.name)
       t.equal(volume?.configMap?.name, 'portcullis', `${name}: the config comes from the ConfigMap`)
-      const configMap = only(rendered, 'ConfigMap', 'portcullis') as {
-        data: Record<string, string>
-      }
-      t.ok(configPath.endsWith(`/${Object.keys(configMap.data)[0] ?? ''}`), `${name}: file name`)
+      const configData = dataOf(only(rendered, 'ConfigMap', 'portcullis'))
+      t.ok(configPath.endsWith(`/${Object.keys(configData)[0] ?? ''}`), `${name}: file name`)
     }
     const moved = pod(render({ ports: { admin: 9191 } })).container
     t.equal(moved.ports.find((port) => port.name === 'gateway-admin')?.containerPort, 9191)
@@ -119,12 +118,9 @@ void t.test('secrets: inline values go to the chart Secret, references to yours'
     jwt: { verificationKey: { value: 'an-hs-secret' }, jwks: { value: jwks } },
     database: { url: 'postgresql://u:p@db:5432/portcullis' },
   })
-  const secret = only(inline, 'Secret', 'portcullis') as { data: Record<string, string> }
+  const secret = dataOf(only(inline, 'Secret', 'portcullis'))
   const decoded = Object.fromEntries(
-    Object.entries(secret.data).map(([key, value]) => [
-      key,
-      Buffer.from(value, 'base64').toString(),
-    ]),
+    Object.entries(secret).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]),
   )
   t.same(decoded, {
     'security-key': 'the-security-key',
@@ -171,15 +167,13 @@ void t.test(
     for (const [name, values] of CASES) {
       const rendered = render(values)
       const { container } = pod(rendered)
-      const configMap = only(rendered, 'ConfigMap', 'portcullis') as {
-        data: Record<string, string>
-      }
+      const configData = dataOf(only(rendered, 'ConfigMap', 'portcullis'))
       const podEnv: Record<string, string> = {}
       for (const variable of container.env)
         podEnv[variable.name] =
           variable.value ??
           (variable.name === 'DATABASE_URL' ? 'postgresql://db/p' : 'a-secret-value')
-      const config = parseConfig(configMap.data['portcullis.yaml'] as string, name, {
+      const config = parseConfig(configData['portcullis.yaml'] as string, name, {
         env: podEnv,
         readFile: (path) => {
           if (path === podEnv.JWT_JWKS_FILE) return jwks

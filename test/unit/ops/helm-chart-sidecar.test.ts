@@ -1,5 +1,5 @@
 import t from 'tap'
-import { env, exampleValues, find, only, render, sidecarPatch, type Manifest } from './chart.js'
+import { env, exampleValues, find, only, render, sidecarPatch } from './chart.js'
 
 const values = exampleValues('sidecar-values.yaml')
 const AGENTOS = { 'app.kubernetes.io/name': 'agentos' }
@@ -60,7 +60,7 @@ void t.test(
       ['gateway', 'gateway-admin'],
       'port names that do not collide with the AgentOS container',
     )
-    const configMap = only(rendered, 'ConfigMap', 'portcullis') as Manifest
+    const configMap = only(rendered, 'ConfigMap', 'portcullis')
     t.equal(
       patch.volumes.find((volume) => volume.name === 'config')?.configMap?.name,
       configMap.metadata.name,

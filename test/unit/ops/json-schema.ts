@@ -101,7 +101,8 @@ export function validate(schema: Schema, value: unknown, path = '$'): SchemaProb
     if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
       fail(`must match ${schema.pattern}`)
     if (schema.format !== undefined) {
-      if (schema.format !== 'uri') throw new Error(`${path}: format ${String(schema.format)}`)
+      if (schema.format !== 'uri')
+        throw new Error(`${path}: format ${JSON.stringify(schema.format)} is not implemented`)
       if (!isUri(value)) fail('must be a URI')
     }
   }

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs'
 import { realpath } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { Logger } from '../../logger.js'
+import type { Logger } from './logger.js'
 
 /**
  * Watches the directories of `path` (and of its symlink target) rather than the file: an atomic
@@ -13,6 +13,8 @@ export async function watchFileDirectories(
   path: string,
   onChange: () => void,
   logger: Logger,
+  /** What the file is, for log lines: `JWKS`, `config`. */
+  what: string,
 ): Promise<() => void> {
   const directories = new Set([dirname(path)])
   try {
@@ -25,12 +27,12 @@ export async function watchFileDirectories(
     try {
       const watcher = watch(directory, { persistent: false }, onChange)
       watcher.on('error', (error) => {
-        logger.warn({ path, error: error.message }, 'JWKS watch stopped; reload with SIGHUP')
+        logger.warn({ path, error: error.message }, `${what} watch stopped; reload with SIGHUP`)
       })
       watchers.push(watcher)
     } catch (error) {
       const message = error instanceof Error ? error.message : 'unknown'
-      logger.warn({ path, error: message }, 'cannot watch the JWKS file; reload with SIGHUP')
+      logger.warn({ path, error: message }, `cannot watch the ${what} file; reload with SIGHUP`)
     }
   }
   return () => {
