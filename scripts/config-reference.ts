@@ -17,7 +17,7 @@ interface JsonSchema {
 
 const PREAMBLE = `# Configuration reference
 
-<!-- Generated from src/config/schema.ts by \`npm run gen:docs\`; a test fails when it drifts. -->
+<!-- Generated from src/config/schema.ts by \`npm run gen\`; a test fails when it drifts. -->
 
 Portcullis reads one YAML file (default \`config/portcullis.yaml\`, chosen with \`--config\`). It is
 validated against one schema when the gateway starts: every problem is listed with its key path,

@@ -204,6 +204,18 @@ const ROWS: readonly RowSpec[] = [
         ],
       },
       {
+        title: 'Config reloads',
+        description:
+          'Config file reloads (SIGHUP or file change): applied, invalid (refused, the running config stays) or failed.',
+        unit: 'short',
+        queries: [
+          {
+            expr: `sum by (result) (increase(portcullis_config_reloads_total{${S}}[${RATE}]))`,
+            legend: '{{result}}',
+          },
+        ],
+      },
+      {
         title: 'JWKS keys',
         description: 'Usable keys in the JWKS in use, per instance.',
         unit: 'short',

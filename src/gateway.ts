@@ -160,7 +160,11 @@ export async function createGateway(
       const restartRequired = restartOnlyChanges(current.config, next)
       let generation: Generation
       try {
-        generation = await createGeneration(withRestartOnlyKeysOf(current.config, next), shared)
+        generation = await createGeneration(
+          withRestartOnlyKeysOf(current.config, next),
+          shared,
+          current,
+        )
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error)
         metrics.configReloads.inc({ result: 'failed' })
@@ -176,7 +180,7 @@ export async function createGateway(
         logger.warn({ keys: restartRequired }, 'these changes take effect only after a restart')
       logger.info({ auth_mode: generation.mode.mode }, 'configuration reloaded')
       warnIfOpen(generation, logger)
-      void previous.retire().then(() => live.delete(previous))
+      void previous.retire(generation.jwt).then(() => live.delete(previous))
       return { outcome: 'applied', restartRequired }
     },
     async stop() {

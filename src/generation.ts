@@ -45,25 +45,41 @@ export interface SharedParts {
 export interface Generation {
   readonly config: Config
   readonly mode: AuthModeSummary
+  /** Handed to the next generation when its `auth` section is unchanged (keys, cache, cooldown). */
+  readonly jwt: JwtVerifier | undefined
   readonly signer: AssertionSigner | undefined
   readonly handleRequest: (req: IncomingMessage, res: ServerResponse) => void
   readonly handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
   /** Closes its WebSockets with 1001 (shutdown). */
   closeConnections(): void
-  /** Releases its watchers and subscriptions once its WebSockets have closed. */
-  retire(): Promise<void>
+  /** Releases its watchers and subscriptions once its WebSockets have closed; `keep` lives on. */
+  retire(keep?: JwtVerifier): Promise<void>
 }
 
-/** Builds a generation; on failure, whatever it had started is released before the error propagates. */
-export async function createGeneration(config: Config, shared: SharedParts): Promise<Generation> {
+/**
+ * Builds a generation; on failure, whatever it had started is released before the error
+ * propagates. With the same `auth` section as `previous`, its JWT verifier is kept and its JWKS
+ * file re-read (the SIGHUP reload), so verified tokens and the unknown-kid cooldown carry over.
+ */
+export async function createGeneration(
+  config: Config,
+  shared: SharedParts,
+  previous?: Generation,
+): Promise<Generation> {
   const { logger, metrics, upstream, serviceAccounts } = shared
   const mode = summarizeAuthMode(config.auth)
   const cleanups: (() => void)[] = []
   try {
-    const jwt = mode.jwtConfigured
-      ? await JwtVerifier.create(config.auth, { logger, metrics })
-      : undefined
-    if (jwt !== undefined) cleanups.push(() => jwt.close())
+    const reused =
+      previous?.jwt !== undefined &&
+      JSON.stringify(previous.config.auth) === JSON.stringify(config.auth)
+    const jwt = reused
+      ? previous.jwt
+      : mode.jwtConfigured
+        ? await JwtVerifier.create(config.auth, { logger, metrics })
+        : undefined
+    if (reused) await jwt?.reload()
+    else if (jwt !== undefined) cleanups.push(() => jwt.close())
     const pipeline = new AuthPipeline({
       mode,
       credentials: config.auth,
@@ -161,12 +177,13 @@ export async function createGeneration(config: Config, shared: SharedParts): Pro
     return {
       config,
       mode,
+      jwt,
       signer: enforcer.signer,
       handleRequest: (req, res) => void callback(req, res),
       handleUpgrade: upgrades.handle,
       closeConnections: () => upgrades.closeAll(),
-      async retire() {
-        jwt?.close()
+      async retire(keep) {
+        if (jwt !== keep) jwt?.close()
         await upgrades.idle()
         surfaces.stop()
       },

@@ -1,11 +1,15 @@
 /**
  * `helm template` for tests, without helm: loads a chart directory, merges values the way Helm
  * does, and renders every template with a Go-template subset (test/helpers/go-template). The
- * subset is what the Portcullis chart uses: `.Values/.Release/.Chart/.Files.Get`, if/else
- * if/else, with, range, define/include/template, variables, whitespace trimming, and the
- * functions in go-template/functions.ts. Anything outside it fails loudly, so a template that
- * renders here uses only constructs whose Helm behaviour the renderer reproduces (float vs int
- * values, nil field errors, `<no value>`).
+ * subset is what the Portcullis chart uses: `.Values`, `.Release.Name/Namespace/Service`,
+ * `.Chart.Name/Version/AppVersion`, `.Files.Get`; `if/else if/else`, `with`, `range` (with
+ * `$k, $v :=`), `define`/`include`/`template`, `$x :=` and `$x =`, comments, `{{-`/`-}}`; and the
+ * functions quote, default, empty, required, fail, toYaml, toJson, indent, nindent, trunc,
+ * trimSuffix, contains, sha256sum, b64enc, printf, print, int, hasKey, eq, ne, lt, gt, and, or
+ * (short-circuit), not. Anything outside it fails loudly, so a template that renders here uses
+ * only constructs whose Helm behaviour the renderer reproduces (values are float64 and template
+ * integers int, so `gt .Values.n 1` fails as in Helm and big numbers print as 1e+06; a field of
+ * nil is an error; `<no value>` disappears).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'

@@ -94,3 +94,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{ toYaml .Values.jwt }}
 {{ toYaml .Values.database }}
 {{- end }}
+
+{{/*
+"true" when the gateway reloads its config file itself (config.server.watch_config): a ConfigMap
+change then reaches the pods without a restart, so it does not roll them.
+*/}}
+{{- define "portcullis.watchConfig" -}}
+{{- with .Values.config.server }}{{ if .watch_config }}true{{ end }}{{ end }}
+{{- end }}

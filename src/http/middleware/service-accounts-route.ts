@@ -60,10 +60,11 @@ function isPreflight(ctx: GatewayContext): boolean {
  * where errors become responses.
  */
 function setCorsHeaders(ctx: GatewayContext, allowedOrigins: readonly string[]): void {
-  const cors = corsErrorHeaders(ctx.get('origin') || undefined, allowedOrigins)
-  if (cors === undefined) return
+  const origin = ctx.get('origin')
+  // The same allow rule as for error replies.
+  if (corsErrorHeaders(origin || undefined, allowedOrigins) === undefined) return
   ctx.set({
-    'access-control-allow-origin': cors['access-control-allow-origin'] ?? '',
+    'access-control-allow-origin': origin,
     'access-control-allow-credentials': 'true',
     'access-control-expose-headers': '*',
   })

@@ -89,6 +89,17 @@ function postgresStore(server: PostgresServer): StoreUnderTest {
   }
 }
 
+/**
+ * A token that fails in one of three ways, by `index`: unknown (well formed), a wrong checksum,
+ * too short. Each counts as one failed lookup.
+ */
+export function badToken(index: number): string {
+  const token = mintToken().token
+  if (index % 3 === 1) return `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`
+  if (index % 3 === 2) return `svc_pat_${token.slice(8, 20)}`
+  return token
+}
+
 /** One statement on the gateway's PostgreSQL database, on a connection of its own. */
 export async function sql(
   gateway: TestGateway,

@@ -5,8 +5,7 @@
  */
 import t from 'tap'
 import { ADMIN, jConfig, jwt, stack, type Stack } from '../../conformance/fixtures.js'
-import { mint } from '../../conformance/service-accounts/harness.js'
-import { mintToken } from '../../../src/service-accounts/token-format.js'
+import { badToken, mint } from '../../conformance/service-accounts/harness.js'
 import { postgresSkipReason, startPostgres } from '../../helpers/postgres.js'
 import { startRuntime } from '../../helpers/runtime.js'
 import { counter, replicaSection } from './cluster.js'
@@ -30,14 +29,6 @@ async function attempt(base: string, token: string, xff?: string): Promise<Answe
     retryAfter: response.headers.get('retry-after'),
     detail: Array.isArray(body) ? undefined : body.detail,
   }
-}
-
-/** A failing token of each kind in turn: unknown, wrong checksum, wrong length. */
-function badToken(index: number): string {
-  const token = mintToken().token
-  if (index % 3 === 1) return `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`
-  if (index % 3 === 2) return `svc_pat_${token.slice(8, 20)}`
-  return token
 }
 
 async function failures(base: string, count: number, xff?: (index: number) => string) {

@@ -46,7 +46,7 @@ void t.test('docs/configuration.md is what the generator renders from the schema
   t.equal(
     onDisk,
     renderConfigurationReference(),
-    'up to date (run `npm run gen:docs` after a schema change)',
+    'up to date (run `npm run gen` after a schema change)',
   )
 })
 

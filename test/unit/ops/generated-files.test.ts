@@ -10,7 +10,7 @@ void t.test('helm/portcullis/values.schema.json is what the generator renders', 
   t.equal(
     readFileSync(HELM_VALUES_SCHEMA_PATH, 'utf8'),
     await renderHelmValuesSchema(),
-    'up to date (run `npx tsx scripts/gen-helm-schema.ts` after a config schema change)',
+    'up to date (run `npm run gen` after a config schema change)',
   )
 })
 

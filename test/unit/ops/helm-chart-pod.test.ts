@@ -201,5 +201,8 @@ void t.test(
     const secret = annotations({ securityKey: { value: 'rotated' } })
     t.not(secret['checksum/secret'], base['checksum/secret'], 'secret change rolls the pods')
     t.equal(secret['checksum/config'], base['checksum/config'])
+    const watched = annotations({ config: { server: { watch_config: true } } })
+    t.equal(watched['checksum/config'], undefined, 'watch_config: the gateway reloads, no roll')
+    t.equal(watched['checksum/secret'], base['checksum/secret'])
   },
 )

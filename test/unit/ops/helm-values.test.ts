@@ -104,3 +104,39 @@ void t.test(
     }
   },
 )
+
+/** Leaf keys of values.yaml; `config` and free-form Kubernetes objects count as one key. */
+function valuePaths(values: Values, prefix = ''): string[] {
+  const opaque = new Set(['config', 'resources', 'podSecurityContext', 'securityContext'])
+  return Object.entries(values).flatMap(([key, value]) => {
+    const path = prefix === '' ? key : `${prefix}.${key}`
+    const nested =
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.keys(value).length > 0
+    return nested && !opaque.has(path) && !path.endsWith('labels')
+      ? valuePaths(value as Values, path)
+      : [path]
+  })
+}
+
+void t.test('the chart README documents every value, and only existing ones', async (t) => {
+  const readme = readFileSync(`${CHART}README.md`, 'utf8')
+  const rows = [...readme.matchAll(/^\| ((?:`[a-zA-Z.]+`(?:, )?)+) \|/gm)].flatMap((match) =>
+    [...(match[1] as string).matchAll(/`([a-zA-Z.]+)`/g)].map((key) => key[1] as string),
+  )
+  const paths = valuePaths(defaults)
+  t.ok(paths.length > 60, `${paths.length} values`)
+  for (const path of paths)
+    t.ok(
+      rows.some((row) => path === row || path.startsWith(`${row}.`)),
+      `${path} is documented in helm/portcullis/README.md`,
+    )
+  for (const row of rows)
+    t.ok(
+      paths.some((path) => path === row || path.startsWith(`${row}.`)) ||
+        row === 'podDisruptionBudget.minAvailable',
+      `documented ${row} exists in values.yaml`,
+    )
+})
