@@ -149,10 +149,12 @@ export async function createGateway(
         },
         'portcullis listening',
       )
+      // An IPv6 literal needs brackets in a URL.
+      const authority = host.includes(':') ? `[${host}]` : host
       return {
-        url: `http://${host}:${port}`,
+        url: `http://${authority}:${port}`,
         port,
-        adminUrl: `http://${host}:${adminPort}`,
+        adminUrl: `http://${authority}:${adminPort}`,
         adminPort,
       }
     },

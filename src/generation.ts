@@ -152,7 +152,11 @@ export async function createGeneration(
       stages: [
         ...surfaces.beforeAuthentication,
         authenticate({ pipeline }),
-        serviceAccountsRoute({ api, maxBodyBytes: config.server.max_body_bytes }),
+        serviceAccountsRoute({
+          api,
+          maxBodyBytes: config.server.max_body_bytes,
+          allowedOrigins: config.cors.allowed_origins,
+        }),
         enforceIdentity({ enforcer }),
         ...surfaces.afterIdentity,
       ],

@@ -16,14 +16,22 @@ export function redactDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value)
   if (depth > 6 || typeof value !== 'object' || value === null) return value
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1))
-  if (value instanceof Error) {
-    return {
-      type: value.name,
-      message: redactSecrets(value.message),
-      code: (value as NodeJS.ErrnoException).code,
-    }
-  }
+  if (value instanceof Error) return redactError(value, depth)
   const copy: Record<string, unknown> = {}
   for (const [key, child] of Object.entries(value)) copy[key] = redactDeep(child, depth + 1)
+  return copy
+}
+
+/**
+ * A copy of an error with the same prototype (so pino's serializer still names its class), its
+ * message, stack and cause redacted, and its own enumerable fields (such as `code`) kept.
+ */
+function redactError(error: Error, depth: number): Error {
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as Error &
+    Record<string, unknown>
+  for (const [key, child] of Object.entries(error)) copy[key] = redactDeep(child, depth + 1)
+  copy.message = redactSecrets(error.message)
+  if (error.stack !== undefined) copy.stack = redactSecrets(error.stack)
+  if (error.cause !== undefined) copy.cause = redactDeep(error.cause, depth + 1)
   return copy
 }

@@ -40,10 +40,7 @@ void t.test('CORS on /service-accounts', { skip: postgresSkipReason() }, async (
   })
 
   void t.test(
-    'answers to an allowed Origin carry AgentOS’s CORS headers; a disallowed one gets none',
-    {
-      todo: 'bug: the composition (src/generation.ts, formerly src/gateway.ts) does not pass cors.allowed_origins to serviceAccountsRoute as allowedOrigins, so 200/201/204 answers of /service-accounts carry no CORS headers',
-    },
+    'answers to an allowed Origin carry AgentOS’s CORS headers; a disallowed one gets none (regression: composition passes allowed_origins)',
     async (t) => {
       const call = (method: string, path: string, origin: string, json?: unknown) =>
         S.call(method, path, {

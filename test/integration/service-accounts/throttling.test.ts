@@ -112,8 +112,12 @@ void t.test('throttling on PostgreSQL', { skip: postgresSkipReason() }, async (t
 
   void t.test('an IPv6 peer (::1): the 21st failure → 429, a valid token → 200', async (t) => {
     const v6 = await gateway({ server: { host: '::1' } })
-    // The gateway's own url is not bracketed for an IPv6 host (reported), so build it here.
     const base = `http://[::1]:${v6.gateway.port}`
+    t.equal(
+      v6.gateway.url,
+      base,
+      'the gateway reports a usable URL (regression: IPv6 hosts are bracketed)',
+    )
     const minted = await fetch(`${base}/service-accounts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },

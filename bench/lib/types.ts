@@ -1,0 +1,154 @@
+/** What one load-generator run measured. Latencies in microseconds. */
+export interface LoadResult {
+  readonly requests: number
+  readonly durationS: number
+  /** Responses whose status was not the expected one (wrk: not 2xx/3xx). */
+  readonly unexpected: number
+  /** Socket errors and timeouts. */
+  readonly errors: number
+  readonly p50Us: number
+  readonly p99Us: number
+  /** Count per HTTP status, when the generator knows them. */
+  readonly statuses?: Readonly<Record<string, number>>
+}
+
+/** CPU seconds used during a measurement, by whom. */
+export interface CpuUsage {
+  /** The system under test (its processes and their children). */
+  readonly sutS: number
+  readonly upstreamS: number
+  readonly generatorS: number
+  /** Other processes of the harness (PostgreSQL, idle gateways, the harness itself). */
+  readonly harnessS: number
+  /** CPU the rest of the machine used: other people's processes. */
+  readonly foreignS: number
+  readonly stealS: number
+  readonly wallS: number
+}
+
+export interface Disturbance {
+  readonly loadBefore: number
+  readonly loadAfter: number
+  /** Average cores used by processes outside the harness during the measurement. */
+  readonly foreignCores: number
+  readonly stealCores: number
+}
+
+/** One round of one scenario. */
+export interface Sample {
+  readonly scenario: string
+  readonly round: number
+  readonly load: LoadResult
+  readonly cpu: CpuUsage
+  readonly disturbance: Disturbance
+  readonly rps: number
+  /** SUT CPU time per request, microseconds. */
+  readonly cpuUsPerRequest: number
+}
+
+/** Medians over the rounds of one scenario. */
+export interface ScenarioSummary {
+  readonly scenario: string
+  readonly label: string
+  readonly rounds: number
+  readonly rps: number
+  readonly p50Us: number
+  readonly p99Us: number
+  readonly cpuUsPerRequest: number
+  readonly unexpected: number
+  readonly errors: number
+  readonly foreignCores: number
+  /** rps ÷ nginx's rps in the same run, when nginx ran. */
+  readonly vsNginx: number | null
+}
+
+export interface SkippedScenario {
+  readonly scenario: string
+  readonly reason: string
+}
+
+export interface LatencyResult {
+  readonly rate: number
+  readonly direct: { readonly p50Us: number; readonly p99Us: number; readonly requests: number }
+  readonly gateway: { readonly p50Us: number; readonly p99Us: number; readonly requests: number }
+  readonly addedP50Us: number
+  readonly addedP99Us: number
+  readonly foreignCores: number
+}
+
+export interface FloodResult {
+  readonly aloneRps: number
+  readonly underFloodRps: number
+  /** 1 − underFlood ÷ alone. */
+  readonly drop: number
+  readonly floodRate: number
+  readonly floodAchievedRps: number
+  readonly floodStatuses: Readonly<Record<string, number>>
+  readonly foreignCores: number
+}
+
+export interface MemoryResult {
+  readonly store: string
+  readonly accounts: number
+  readonly rssBeforeMb: number
+  readonly rssAfterMb: number
+  readonly peakMb: number
+  readonly warmSeconds: number
+  readonly failures: number
+}
+
+export interface RevocationResult {
+  readonly tokens: number
+  /** From the revoke request's start to replica B's first refusal. */
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+  /** From replica A's answer to replica B's first refusal. */
+  readonly afterAckP99Ms: number
+  readonly timedOut: number
+}
+
+export interface MachineInfo {
+  readonly cpuModel: string
+  readonly cores: number
+  readonly memoryGb: number
+  readonly kernel: string
+  readonly node: string
+  readonly tools: Readonly<Record<string, string | null>>
+  readonly loadAtStart: readonly number[]
+  readonly loadAtEnd: readonly number[]
+}
+
+export interface BenchOptions {
+  readonly quick: boolean
+  readonly only: readonly string[] | null
+  readonly rounds: number
+  readonly durationS: number
+  readonly warmupS: number
+  readonly accessLog: boolean
+  readonly build: boolean
+  readonly connections: number
+  readonly latencyRate: number
+  readonly floodRate: number
+  readonly memoryAccounts: number
+  readonly revocations: number
+  readonly writeDocs: boolean
+  readonly cpuProfile: boolean
+}
+
+export interface BenchReport {
+  readonly startedAt: string
+  readonly finishedAt: string
+  readonly options: BenchOptions
+  readonly machine: MachineInfo
+  readonly generator: string
+  readonly pinning: string
+  readonly summaries: readonly ScenarioSummary[]
+  readonly samples: readonly Sample[]
+  readonly skipped: readonly SkippedScenario[]
+  readonly latency: LatencyResult | null
+  readonly flood: FloodResult | null
+  readonly memory: readonly MemoryResult[]
+  readonly revocation: RevocationResult | null
+  readonly notes: readonly string[]
+}

@@ -1,0 +1,38 @@
+import type { ChildProcess } from 'node:child_process'
+import type { LoadResult } from '../lib/types.js'
+
+/** A closed-loop load run: `connections` keep-alive connections for `durationS` seconds. */
+export interface LoadSpec {
+  readonly url: string
+  readonly connections: number
+  readonly durationS: number
+  readonly headers: Readonly<Record<string, string>>
+  /** One token a line; each request sends the next as `Authorization: Bearer …`. */
+  readonly tokensFile?: string
+}
+
+/** A running load generator: its process (for CPU accounting) and its result. */
+export interface RunningLoad {
+  readonly child: ChildProcess
+  readonly result: Promise<LoadResult>
+}
+
+export interface LoadGenerator {
+  readonly name: string
+  run(spec: LoadSpec): RunningLoad
+}
+
+/** Collects a child's stdout and stderr; resolves when it exits (rejects on a non-zero code). */
+export function collect(child: ChildProcess, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.once('error', reject)
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve(stdout)
+      else reject(new Error(`${what} failed (${code ?? signal}):\n${stderr.slice(-2_000)}`))
+    })
+  })
+}

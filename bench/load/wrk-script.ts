@@ -1,0 +1,74 @@
+/** The Lua scripts wrk runs, and the parsing of what they print. Pure, so tested. */
+import type { LoadResult } from '../lib/types.js'
+
+export const WRK_MARKER = 'WRK_JSON '
+
+export interface WrkRequestSpec {
+  /** Headers sent on every request. */
+  readonly headers: Readonly<Record<string, string>>
+  /** When set, each request takes the next line of this file as `Authorization: Bearer …`. */
+  readonly tokensFile?: string
+}
+
+function luaString(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`
+}
+
+const DONE = `
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('${WRK_MARKER}{"requests":%d,"duration_us":%d,"status_errors":%d,' ..
+    '"socket_errors":%d,"p50_us":%d,"p99_us":%d}\\n',
+    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
+`
+
+/**
+ * Static headers are set once on `wrk.headers` (wrk then builds the request a single time);
+ * rotating tokens need a `request` function, which costs wrk some Lua per request.
+ */
+export function wrkScript(spec: WrkRequestSpec): string {
+  const lines = Object.entries(spec.headers).map(
+    ([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`,
+  )
+  if (spec.tokensFile !== undefined) {
+    lines.push(
+      'local tokens = {}',
+      `for line in io.lines(${luaString(spec.tokensFile)}) do tokens[#tokens + 1] = line end`,
+      'if #tokens == 0 then error("empty tokens file") end',
+      'local index = 0',
+      'request = function()',
+      '  index = index + 1',
+      '  if index > #tokens then index = 1 end',
+      '  wrk.headers["Authorization"] = "Bearer " .. tokens[index]',
+      '  return wrk.format()',
+      'end',
+    )
+  }
+  return `${lines.join('\n')}\n${DONE}`
+}
+
+interface WrkJson {
+  requests: number
+  duration_us: number
+  status_errors: number
+  socket_errors: number
+  p50_us: number
+  p99_us: number
+}
+
+/** The result line the script's `done` printed; throws when wrk printed none. */
+export function parseWrkOutput(stdout: string): LoadResult {
+  const line = stdout.split('\n').find((candidate) => candidate.startsWith(WRK_MARKER))
+  if (line === undefined) throw new Error(`wrk printed no result:\n${stdout.slice(-1_000)}`)
+  const json = JSON.parse(line.slice(WRK_MARKER.length)) as WrkJson
+  return {
+    requests: json.requests,
+    durationS: json.duration_us / 1e6,
+    unexpected: json.status_errors,
+    errors: json.socket_errors,
+    p50Us: json.p50_us,
+    p99Us: json.p99_us,
+  }
+}

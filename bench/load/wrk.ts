@@ -1,0 +1,33 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { start } from '../lib/cleanup.js'
+import { collect, type LoadGenerator, type LoadSpec, type RunningLoad } from './generator.js'
+import { parseWrkOutput, wrkScript } from './wrk-script.js'
+
+/** wrk with one thread, pinned to the generator core. */
+export function wrkGenerator(wrkPath: string, scriptDir: string, cpus: string | null): LoadGenerator {
+  let scripts = 0
+  return {
+    name: 'wrk',
+    run(spec: LoadSpec): RunningLoad {
+      scripts += 1
+      const script = join(scriptDir, `wrk-${scripts}.lua`)
+      writeFileSync(script, wrkScript({ headers: spec.headers, tokensFile: spec.tokensFile }))
+      const child = start(
+        wrkPath,
+        [
+          '-t1',
+          `-c${spec.connections}`,
+          `-d${spec.durationS}s`,
+          '--timeout',
+          '10s',
+          '-s',
+          script,
+          spec.url,
+        ],
+        { cpus, stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+      return { child, result: collect(child, 'wrk').then(parseWrkOutput) }
+    },
+  }
+}

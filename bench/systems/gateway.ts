@@ -1,0 +1,118 @@
+import { closeSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { stringify } from 'yaml'
+import { start } from '../lib/cleanup.js'
+import type { JwtAlgorithm } from '../lib/jwt.js'
+import { freePort, waitForHttp } from '../lib/net.js'
+import type { StoreTarget } from './store.js'
+import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './system.js'
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const MAIN = join(PROJECT_ROOT, 'dist', 'main.js')
+
+/** Variables the gateway reads; removed so the harness's environment cannot leak in. */
+const GATEWAY_ENV = [
+  'PORTCULLIS_UPSTREAM_URL',
+  'PORTCULLIS_PORT',
+  'PORTCULLIS_ADMIN_PORT',
+  'JWT_VERIFICATION_KEY',
+  'JWT_JWKS_FILE',
+  'OS_SECURITY_KEY',
+  'SERVICE_ACCOUNT_CACHE_TTL_SECONDS',
+  'DATABASE_URL',
+  'PORTCULLIS_DATA_DIR',
+]
+
+export type GatewayAuth =
+  | { readonly kind: 'security_key'; readonly key: string }
+  | { readonly kind: 'jwt'; readonly alg: JwtAlgorithm; readonly verification: string }
+
+export interface RunningGateway extends RunningSystem {
+  readonly logFile: string
+  readonly adminUrl: string
+}
+
+export interface GatewaySetup {
+  readonly name: string
+  readonly upstreamUrl: string
+  readonly auth: GatewayAuth
+  readonly store: StoreTarget
+  readonly cacheTtlSeconds: number
+  readonly cacheMaxEntries: number
+  readonly accessLog: boolean
+  readonly cpuProfileDir?: string
+}
+
+/** The YAML config of one gateway (documented keys only; see docs/configuration.md). */
+export function gatewayConfig(
+  setup: GatewaySetup,
+  port: number,
+  adminPort: number,
+): Record<string, unknown> {
+  const auth =
+    setup.auth.kind === 'security_key'
+      ? { security_key: setup.auth.key }
+      : { algorithm: setup.auth.alg, verification_keys: [setup.auth.verification] }
+  return {
+    server: {
+      host: '127.0.0.1',
+      port,
+      admin_host: '127.0.0.1',
+      admin_port: adminPort,
+      // Lets the flood scenario's generators pose as distinct clients with X-Forwarded-For.
+      trusted_proxies: ['127.0.0.1/32'],
+    },
+    upstream: { url: setup.upstreamUrl },
+    auth,
+    service_accounts: {
+      cache_ttl_seconds: setup.cacheTtlSeconds,
+      cache_max_entries: setup.cacheMaxEntries,
+    },
+    database:
+      setup.store.kind === 'embedded' ? { data_dir: setup.store.dataDir } : { url: setup.store.url },
+    logging: { level: 'info', access_log: setup.accessLog },
+  }
+}
+
+/** Starts `node dist/main.js serve` with a generated config; resolves once /readyz answers. */
+export async function startGateway(
+  setup: GatewaySetup,
+  dir: string,
+  cpus: string | null,
+): Promise<RunningGateway> {
+  const port = await freePort()
+  const adminPort = await freePort()
+  const configFile = join(dir, `${setup.name}.yaml`)
+  writeFileSync(configFile, stringify(gatewayConfig(setup, port, adminPort)))
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' }
+  for (const name of GATEWAY_ENV) delete env[name]
+  const profile =
+    setup.cpuProfileDir === undefined
+      ? []
+      : ['--cpu-prof', '--cpu-prof-dir', setup.cpuProfileDir, '--cpu-prof-name', `${setup.name}.cpuprofile`]
+  // Access log lines go to a file (as to a container log), written by the gateway itself.
+  const out = logFile(join(dir, `${setup.name}.log`))
+  const child = start(process.execPath, [...profile, MAIN, 'serve', '--config', configFile], {
+    cpus,
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', out.fd, out.fd],
+  })
+  closeSync(out.fd)
+  try {
+    await waitForHttp(
+      `http://127.0.0.1:${adminPort}/readyz`,
+      `gateway ${setup.name}`,
+      isAlive(child),
+      120_000,
+    )
+  } catch (error) {
+    throw new Error(`${String(error)}\n${tail(out.path)}`, { cause: error })
+  }
+  return {
+    ...runningSystem(`portcullis-${setup.name}`, `http://127.0.0.1:${port}`, child),
+    logFile: out.path,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+  }
+}
