@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'UPSTREAM_UNAVAILABLE'
   | 'AUTH_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
+  | 'OVER_CAPACITY'
   | 'UPSTREAM_TIMEOUT'
 
 interface ErrorResponse {
@@ -50,6 +51,7 @@ const RESPONSES: Record<ErrorCode, ErrorResponse> = {
   UPSTREAM_UNAVAILABLE: { status: 502, expose: true },
   AUTH_UNAVAILABLE: { status: 503, expose: true },
   STORE_UNAVAILABLE: { status: 503, expose: true },
+  OVER_CAPACITY: { status: 503, expose: true },
   UPSTREAM_TIMEOUT: { status: 504, expose: true },
 }
 

@@ -7,6 +7,7 @@ import { InFlight } from './http/in-flight.js'
 import type { ReadinessCheck } from './http/readiness.js'
 import { closeServer, createProxyServer, listen } from './http/servers.js'
 import { UpstreamClient } from './http/upstream-client.js'
+import { WebSocketAdmission } from './http/websocket-limits.js'
 import { createLogger, type Logger } from './logger.js'
 import { Metrics } from './metrics.js'
 import {
@@ -81,6 +82,10 @@ export async function createGateway(
     upstream,
     serviceAccounts,
     inFlight: new InFlight(),
+    webSockets: new WebSocketAdmission({
+      maxConnections: config.server.max_websocket_connections,
+      maxPerClient: config.server.max_websocket_connections_per_client,
+    }),
   }
   let current: Generation
   try {

@@ -18,6 +18,7 @@ import type { UpstreamClient } from './http/upstream-client.js'
 import type { UpstreamHeaderOptions } from './http/upstream-headers.js'
 import { createUpgradeGate } from './http/upgrade-gate.js'
 import { UpgradeHandler } from './http/upgrade.js'
+import type { WebSocketAdmission } from './http/websocket-limits.js'
 import type { AssertionSigner } from './identity/assertion-signer.js'
 import { IdentityEnforcer } from './identity/identity-enforcer.js'
 import type { Logger } from './logger.js'
@@ -35,6 +36,7 @@ export interface SharedParts {
   readonly upstream: UpstreamClient
   readonly serviceAccounts: ServiceAccounts | undefined
   readonly inFlight: InFlight
+  readonly webSockets: WebSocketAdmission
 }
 
 /**
@@ -155,6 +157,7 @@ export async function createGeneration(
         serviceAccountsRoute({
           api,
           maxBodyBytes: config.server.max_body_bytes,
+          maxJsonDepth: config.server.max_json_depth,
           allowedOrigins: config.cors.allowed_origins,
         }),
         enforceIdentity({ enforcer }),
@@ -175,6 +178,7 @@ export async function createGeneration(
         watch: surfaces.watch,
       }),
       localHandlers: surfaces.localHandlers,
+      admission: shared.webSockets,
     })
     surfaces.bindUpgrades(upgrades)
     const callback = app.callback()

@@ -6,6 +6,9 @@ const TOKEN_SHAPES =
   /(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*)|(svc_pat_[A-Za-z0-9]*)|((?:bearer|basic)\s+[^\s,;"']+)/gi
 
 export const REDACTED = '[REDACTED]'
+/** What replaces structure below the depth bound: it is dropped, never passed on unscanned. */
+export const TRUNCATED = '[TRUNCATED]'
+const MAX_DEPTH = 6
 
 export function redactSecrets(text: string): string {
   return text.replace(TOKEN_SHAPES, REDACTED)
@@ -14,7 +17,8 @@ export function redactSecrets(text: string): string {
 /** Redacts token-shaped strings everywhere inside a log object (depth-bounded, cycle-safe). */
 export function redactDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value)
-  if (depth > 6 || typeof value !== 'object' || value === null) return value
+  if (typeof value !== 'object' || value === null) return value
+  if (depth > MAX_DEPTH) return TRUNCATED
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1))
   if (value instanceof Error) return redactError(value, depth)
   const copy: Record<string, unknown> = {}

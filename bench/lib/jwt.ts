@@ -1,9 +1,4 @@
-import {
-  createHmac,
-  generateKeyPairSync,
-  sign as signBytes,
-  type KeyObject,
-} from 'node:crypto'
+import { createHmac, generateKeyPairSync, sign as signBytes, type KeyObject } from 'node:crypto'
 
 export type JwtAlgorithm = 'RS256' | 'ES256' | 'HS256'
 
@@ -38,11 +33,9 @@ export function signJwt(key: SigningKey, claims: Readonly<Record<string, unknown
   const input = `${encode({ alg: key.alg, typ: 'JWT' })}.${encode(claims)}`
   let signature: Buffer
   if (key.alg === 'HS256') {
-    signature = createHmac('sha256', key.signing as string)
-      .update(input)
-      .digest()
+    signature = createHmac('sha256', key.signing).update(input).digest()
   } else if (key.alg === 'RS256') {
-    signature = signBytes('sha256', Buffer.from(input), key.signing as KeyObject)
+    signature = signBytes('sha256', Buffer.from(input), key.signing)
   } else {
     signature = signBytes('sha256', Buffer.from(input), {
       key: key.signing as KeyObject,

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { cpus, release, totalmem } from 'node:os'
 import { findPostgresBinaries } from '../../test/helpers/postgres.js'
@@ -18,15 +18,9 @@ export function which(command: string): string | null {
 function versionOf(command: string, args: string[], pattern: RegExp): string | null {
   const path = which(command)
   if (path === null) return null
-  try {
-    const out = execFileSync(path, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-    return pattern.exec(out)?.[1] ?? 'installed'
-  } catch (error) {
-    // nginx -v and wrk -v print to stderr (wrk exits 1).
-    const failed = error as { stderr?: string; stdout?: string }
-    const text = `${failed.stdout ?? ''}${failed.stderr ?? ''}`
-    return pattern.exec(text)?.[1] ?? 'installed'
-  }
+  // nginx -v and wrk -v print to stderr, and wrk exits 1: read both streams, whatever the status.
+  const run = spawnSync(path, args, { encoding: 'utf8' })
+  return pattern.exec(`${run.stdout ?? ''}${run.stderr ?? ''}`)?.[1] ?? 'installed'
 }
 
 export interface Tools {
@@ -70,7 +64,8 @@ export function describeMachine(tools: Tools): MachineInfo {
       nginx: versionOf('nginx', ['-v'], /nginx\/(\S+)/),
       haproxy: versionOf('haproxy', ['-v'], /version (\S+)/i),
       taskset: tools.taskset === null ? null : 'installed',
-      postgresql: tools.postgres === null ? null : (/\/(\d+)\/bin$/.exec(tools.postgres)?.[1] ?? 'installed'),
+      postgresql:
+        tools.postgres === null ? null : (/\/(\d+)\/bin$/.exec(tools.postgres)?.[1] ?? 'installed'),
       autocannon: autocannonVersion(),
     },
     loadAtStart: loadAverage(),
@@ -80,7 +75,10 @@ export function describeMachine(tools: Tools): MachineInfo {
 
 function autocannonVersion(): string | null {
   try {
-    const text = readFileSync(new URL('../../node_modules/autocannon/package.json', import.meta.url), 'utf8')
+    const text = readFileSync(
+      new URL('../../node_modules/autocannon/package.json', import.meta.url),
+      'utf8',
+    )
     return (JSON.parse(text) as { version?: string }).version ?? 'installed'
   } catch {
     return null

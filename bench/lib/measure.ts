@@ -35,6 +35,38 @@ function snapshot(accounting: Accounting): Snapshot {
   }
 }
 
+/** Waiting for a quiet machine before a measurement (`--wait-quiet`). */
+export interface QuietWait {
+  /** Others' CPU, in cores over one second, below which a measurement may start. */
+  readonly maxCores: number
+  /** Longest wait; after it the measurement runs anyway (and is reported as disturbed). */
+  readonly maxWaitS: number
+}
+
+let quiet: QuietWait | null = null
+export function waitForQuiet(setting: QuietWait | null): void {
+  quiet = setting
+}
+
+/** Others' CPU over the next second, in cores. */
+async function othersOverOneSecond(): Promise<number> {
+  const before = { busy: systemTimes().busy, ours: treeTicks([process.pid]), at: performance.now() }
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+  const wall = (performance.now() - before.at) / 1000
+  const others = systemTimes().busy - before.busy - (treeTicks([process.pid]) - before.ours)
+  return Math.max(0, others) / TICKS_PER_SECOND / wall
+}
+
+/** Seconds waited for the machine to calm down (0 when not asked to wait). */
+export async function awaitQuiet(): Promise<number> {
+  if (quiet === null) return 0
+  const started = performance.now()
+  while ((performance.now() - started) / 1000 < quiet.maxWaitS) {
+    if ((await othersOverOneSecond()) <= quiet.maxCores) break
+  }
+  return (performance.now() - started) / 1000
+}
+
 export interface Measured {
   readonly load: LoadResult
   readonly cpu: CpuUsage
@@ -45,7 +77,12 @@ export interface Measured {
  * Runs one load generator and charges the CPU used meanwhile: to the system under test, the
  * upstream, the generator, the rest of the harness, and everybody else on the machine (foreign).
  */
-export async function measure(accounting: Accounting, begin: () => RunningLoad): Promise<Measured> {
+export async function measure(
+  accounting: Accounting,
+  begin: () => RunningLoad,
+  options: { awaitQuiet?: boolean } = {},
+): Promise<Measured> {
+  const waitedS = options.awaitQuiet === false ? 0 : await awaitQuiet()
   const before = snapshot(accounting)
   const running = begin()
   const pid = running.child.pid ?? -1
@@ -71,6 +108,7 @@ export async function measure(accounting: Accounting, begin: () => RunningLoad):
     upstreamS: s(after.upstream - before.upstream),
     generatorS: s(generator),
     harnessS: s(ours - generator - (after.sut - before.sut) - (after.upstream - before.upstream)),
+    outsideS: s(outside),
     foreignS: s(foreign),
     stealS: s(after.steal - before.steal),
     wallS,
@@ -83,6 +121,7 @@ export async function measure(accounting: Accounting, begin: () => RunningLoad):
       loadAfter: after.load,
       foreignCores: cpu.foreignS / wallS,
       stealCores: cpu.stealS / wallS,
+      waitedS,
     },
   }
 }

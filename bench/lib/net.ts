@@ -25,14 +25,18 @@ export function httpRequest(
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<SimpleResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-      )
-      res.on('error', reject)
-    })
+    const req = request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        )
+        res.on('error', reject)
+      },
+    )
     req.setTimeout(10_000, () => req.destroy(new Error(`timeout: ${url}`)))
     req.on('error', reject)
     req.end(options.body)

@@ -26,7 +26,10 @@ export function parseProcessStat(text: string): ProcessTimes | null {
 }
 
 export interface SystemTimes {
-  /** Ticks spent not idle (user, nice, system, irq, softirq, steal excluded). */
+  /**
+   * Ticks processes spent running (user, nice, system). Interrupt and softirq time is left out:
+   * it belongs to no process, and on loopback much of it is the benchmark's own network traffic.
+   */
   readonly busy: number
   readonly steal: number
   readonly total: number
@@ -40,7 +43,7 @@ export function parseSystemStat(text: string): SystemTimes | null {
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] =
     fields
   return {
-    busy: user + nice + system + irq + softirq,
+    busy: user + nice + system,
     steal,
     total: user + nice + system + idle + iowait + irq + softirq + steal,
   }
@@ -60,4 +63,18 @@ export function parseLoadAverage(text: string): [number, number, number] {
 export function parseStatusKb(text: string, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(text)
   return match?.[1] === undefined ? Number.NaN : Number(match[1]) * 1024
+}
+
+/** The value of an unlabelled sample in Prometheus text format; NaN when absent. */
+export function metricValue(text: string, name: string): number {
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name} `))
+      return Number(
+        line
+          .slice(name.length + 1)
+          .trim()
+          .split(' ')[0],
+      )
+  }
+  return Number.NaN
 }

@@ -18,8 +18,10 @@ export interface CpuUsage {
   readonly sutS: number
   readonly upstreamS: number
   readonly generatorS: number
-  /** Other processes of the harness (PostgreSQL, idle gateways, the harness itself). */
+  /** Other processes of the harness (idle gateways, the harness itself). */
   readonly harnessS: number
+  /** Processes the harness started outside its tree: PostgreSQL. */
+  readonly outsideS: number
   /** CPU the rest of the machine used: other people's processes. */
   readonly foreignS: number
   readonly stealS: number
@@ -32,6 +34,8 @@ export interface Disturbance {
   /** Average cores used by processes outside the harness during the measurement. */
   readonly foreignCores: number
   readonly stealCores: number
+  /** Seconds spent waiting for a quiet machine first (--wait-quiet). */
+  readonly waitedS: number
 }
 
 /** One round of one scenario. */
@@ -58,6 +62,10 @@ export interface ScenarioSummary {
   readonly unexpected: number
   readonly errors: number
   readonly foreignCores: number
+  /** Cores the system under test kept busy (1.0: its core was saturated). */
+  readonly sutCores: number
+  /** Cores the load generator kept busy. */
+  readonly generatorCores: number
   /** rps ÷ nginx's rps in the same run, when nginx ran. */
   readonly vsNginx: number | null
 }
@@ -93,6 +101,9 @@ export interface MemoryResult {
   readonly rssBeforeMb: number
   readonly rssAfterMb: number
   readonly peakMb: number
+  /** V8 heap in use and external (Buffer) memory after warming, from the admin /metrics. */
+  readonly heapUsedMb: number
+  readonly externalMb: number
   readonly warmSeconds: number
   readonly failures: number
 }
@@ -127,13 +138,20 @@ export interface BenchOptions {
   readonly warmupS: number
   readonly accessLog: boolean
   readonly build: boolean
+  /** Build this git ref instead of the working tree. */
+  readonly ref: string | null
   readonly connections: number
   readonly latencyRate: number
   readonly floodRate: number
   readonly memoryAccounts: number
   readonly revocations: number
-  readonly writeDocs: boolean
+  /** null: only a complete run (no --quick, --only or --cpu-prof) rewrites docs/benchmarks.md. */
+  readonly writeDocs: boolean | null
   readonly cpuProfile: boolean
+  /** Wait before each measurement until others use at most this many cores (null: do not wait). */
+  readonly waitQuietCores: number | null
+  /** Re-print (and re-document) a saved result instead of measuring. */
+  readonly reportFile: string | null
 }
 
 export interface BenchReport {
@@ -143,6 +161,8 @@ export interface BenchReport {
   readonly machine: MachineInfo
   readonly generator: string
   readonly pinning: string
+  /** Which sources the measured gateway was built from. */
+  readonly build: string
   readonly summaries: readonly ScenarioSummary[]
   readonly samples: readonly Sample[]
   readonly skipped: readonly SkippedScenario[]

@@ -13,7 +13,7 @@ const tokens =
   spec.tokensFile === undefined
     ? []
     : readFileSync(spec.tokensFile, 'utf8').split('\n').filter(Boolean)
-let index = 0
+let index = spec.tokenOffset ?? 0
 
 const result = await autocannon({
   url: spec.url,
@@ -29,7 +29,10 @@ const result = await autocannon({
             setupRequest: (request) => {
               index = (index + 1) % tokens.length
               const token = tokens[index] ?? ''
-              return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } }
+              return {
+                ...request,
+                headers: { ...request.headers, authorization: `Bearer ${token}` },
+              }
             },
           },
         ],

@@ -9,6 +9,8 @@ export interface LoadSpec {
   readonly headers: Readonly<Record<string, string>>
   /** One token a line; each request sends the next as `Authorization: Bearer …`. */
   readonly tokensFile?: string
+  /** Where in the tokens file to begin (continuing the previous run keeps every token fresh). */
+  readonly tokenOffset?: number
 }
 
 /** A running load generator: its process (for CPU accounting) and its result. */
@@ -32,7 +34,10 @@ export function collect(child: ChildProcess, what: string): Promise<string> {
     child.once('error', reject)
     child.once('exit', (code, signal) => {
       if (code === 0) resolve(stdout)
-      else reject(new Error(`${what} failed (${code ?? signal}):\n${stderr.slice(-2_000)}`))
+      else
+        reject(
+          new Error(`${what} failed (${code ?? signal}):\n${(stderr || stdout).slice(-2_000)}`),
+        )
     })
   })
 }

@@ -8,6 +8,7 @@ export interface WrkRequestSpec {
   readonly headers: Readonly<Record<string, string>>
   /** When set, each request takes the next line of this file as `Authorization: Bearer …`. */
   readonly tokensFile?: string
+  readonly tokenOffset?: number
 }
 
 function luaString(value: string): string {
@@ -37,7 +38,7 @@ export function wrkScript(spec: WrkRequestSpec): string {
       'local tokens = {}',
       `for line in io.lines(${luaString(spec.tokensFile)}) do tokens[#tokens + 1] = line end`,
       'if #tokens == 0 then error("empty tokens file") end',
-      'local index = 0',
+      `local index = ${Math.max(0, Math.floor(spec.tokenOffset ?? 0))} % #tokens`,
       'request = function()',
       '  index = index + 1',
       '  if index > #tokens then index = 1 end',

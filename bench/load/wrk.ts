@@ -5,20 +5,32 @@ import { collect, type LoadGenerator, type LoadSpec, type RunningLoad } from './
 import { parseWrkOutput, wrkScript } from './wrk-script.js'
 
 /** wrk with one thread, pinned to the generator core. */
-export function wrkGenerator(wrkPath: string, scriptDir: string, cpus: string | null): LoadGenerator {
+export function wrkGenerator(
+  wrkPath: string,
+  scriptDir: string,
+  cpus: string | null,
+): LoadGenerator {
   let scripts = 0
   return {
     name: 'wrk',
     run(spec: LoadSpec): RunningLoad {
       scripts += 1
       const script = join(scriptDir, `wrk-${scripts}.lua`)
-      writeFileSync(script, wrkScript({ headers: spec.headers, tokensFile: spec.tokensFile }))
+      writeFileSync(
+        script,
+        wrkScript({
+          headers: spec.headers,
+          tokensFile: spec.tokensFile,
+          tokenOffset: spec.tokenOffset,
+        }),
+      )
       const child = start(
         wrkPath,
         [
           '-t1',
           `-c${spec.connections}`,
-          `-d${spec.durationS}s`,
+          // wrk takes whole seconds only.
+          `-d${Math.max(1, Math.round(spec.durationS))}s`,
           '--timeout',
           '10s',
           '-s',

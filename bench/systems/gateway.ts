@@ -9,7 +9,12 @@ import type { StoreTarget } from './store.js'
 import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './system.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const MAIN = join(PROJECT_ROOT, 'dist', 'main.js')
+let main = join(PROJECT_ROOT, 'dist', 'main.js')
+
+/** Which build of the gateway every later start runs (see lib/build.ts). */
+export function useGatewayBuild(path: string): void {
+  main = path
+}
 
 /** Variables the gateway reads; removed so the harness's environment cannot leak in. */
 const GATEWAY_ENV = [
@@ -70,7 +75,9 @@ export function gatewayConfig(
       cache_max_entries: setup.cacheMaxEntries,
     },
     database:
-      setup.store.kind === 'embedded' ? { data_dir: setup.store.dataDir } : { url: setup.store.url },
+      setup.store.kind === 'embedded'
+        ? { data_dir: setup.store.dataDir }
+        : { url: setup.store.url },
     logging: { level: 'info', access_log: setup.accessLog },
   }
 }
@@ -90,10 +97,16 @@ export async function startGateway(
   const profile =
     setup.cpuProfileDir === undefined
       ? []
-      : ['--cpu-prof', '--cpu-prof-dir', setup.cpuProfileDir, '--cpu-prof-name', `${setup.name}.cpuprofile`]
+      : [
+          '--cpu-prof',
+          '--cpu-prof-dir',
+          setup.cpuProfileDir,
+          '--cpu-prof-name',
+          `${setup.name}.cpuprofile`,
+        ]
   // Access log lines go to a file (as to a container log), written by the gateway itself.
   const out = logFile(join(dir, `${setup.name}.log`))
-  const child = start(process.execPath, [...profile, MAIN, 'serve', '--config', configFile], {
+  const child = start(process.execPath, [...profile, main, 'serve', '--config', configFile], {
     cpus,
     cwd: PROJECT_ROOT,
     env,

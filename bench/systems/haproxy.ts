@@ -74,7 +74,8 @@ export async function startHaproxy(
   const child = start(haproxyPath, ['-db', '-f', conf], { cpus, stdio: ['ignore', out.fd, out.fd] })
   closeSync(out.fd)
   const baseUrl = `http://127.0.0.1:${port}`
-  const headers = jwt === undefined ? {} : { authorization: `Bearer ${jwt.validToken}` }
+  const headers: Record<string, string> =
+    jwt === undefined ? {} : { authorization: `Bearer ${jwt.validToken}` }
   try {
     await waitForHttp(`${baseUrl}/health`, name, isAlive(child), 20_000, headers)
   } catch (error) {

@@ -14,6 +14,8 @@ const RESTART_ONLY_SERVER_KEYS = [
   'keep_alive_timeout_ms',
   'max_header_bytes',
   'max_headers_count',
+  'max_websocket_connections',
+  'max_websocket_connections_per_client',
   'shutdown_grace_ms',
 ] as const satisfies readonly (keyof Config['server'])[]
 const RESTART_ONLY_SECTIONS = [

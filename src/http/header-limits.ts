@@ -12,13 +12,49 @@ export function assertHeaderCount(rawHeaders: readonly string[], max: number): v
   }
 }
 
-/** Two Host fields make the target ambiguous; RFC 9112 §3.2 requires a 400. */
-export function assertSingleHost(rawHeaders: readonly string[]): void {
-  let seen = false
+// Two Host fields make the target ambiguous (RFC 9112 §3.2 requires a 400); two Content-Type
+// fields make the body ambiguous: the gateway reads the first, another parser may read the last.
+const SINGLETONS: Readonly<Record<string, string>> = {
+  host: 'headers.duplicate_host',
+  'content-type': 'headers.duplicate_content_type',
+}
+
+/** Refuses a request that gives a field twice whose copies could be read differently. */
+export function assertSingleFields(rawHeaders: readonly string[]): void {
+  const seen = new Set<string>()
   for (let index = 0; index < rawHeaders.length; index += 2) {
-    if ((rawHeaders[index] as string).toLowerCase() !== 'host') continue
-    if (seen)
-      throw new GatewayError('BAD_REQUEST', 'Bad Request', { reason: 'headers.duplicate_host' })
-    seen = true
+    const name = (rawHeaders[index] as string).toLowerCase()
+    const reason = SINGLETONS[name]
+    if (reason === undefined) continue
+    if (seen.has(name)) throw new GatewayError('BAD_REQUEST', 'Bad Request', { reason })
+    seen.add(name)
+  }
+}
+
+// Fields that say what the request is: the gateway decides on them (how the body is parsed and
+// pinned, which component runs), so a hop must not remove them behind its back.
+const END_TO_END = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'host',
+  'x-agent-id',
+])
+
+/**
+ * A field listed in `Connection` is removed before forwarding (RFC 9110 §7.6.1). Listing one the
+ * gateway relied on would let the upstream read the request differently (a body without its
+ * Content-Type is JSON to FastAPI): such a request is refused, as the RFC forbids sending it.
+ */
+export function assertConnectionOptions(rawHeaders: readonly string[]): void {
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if ((rawHeaders[index] as string).toLowerCase() !== 'connection') continue
+    for (const option of (rawHeaders[index + 1] as string).split(',')) {
+      if (END_TO_END.has(option.trim().toLowerCase())) {
+        throw new GatewayError('BAD_REQUEST', 'Bad Request', {
+          reason: 'headers.connection_option',
+        })
+      }
+    }
   }
 }

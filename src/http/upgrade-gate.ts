@@ -4,6 +4,7 @@ import type { Credential } from '../auth/credential.js'
 import type { InboundRequest } from '../auth/inbound-request.js'
 import type { Principal } from '../auth/principal.js'
 import { extractCredential, type CredentialSettings } from '../auth/extract-credential.js'
+import { GatewayError } from '../errors.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { IncomingMessage } from 'node:http'
 import type { CanonicalTarget } from './canonical-path.js'
@@ -22,9 +23,18 @@ export interface SubprotocolCredential {
   readonly protocols: string[]
 }
 
-/** Finds `bearer, <token>` among the offered subprotocols and removes both from the list. */
+/**
+ * Finds `bearer, <token>` among the offered subprotocols and removes both from the list. Two
+ * `bearer` entries are refused (400), as two credential headers are: which one counts is
+ * ambiguous, and the other would be passed upstream.
+ */
 export function subprotocolCredential(offered: readonly string[]): SubprotocolCredential {
   const index = offered.indexOf(BEARER_SUBPROTOCOL)
+  if (index !== -1 && offered.indexOf(BEARER_SUBPROTOCOL, index + 1) !== -1) {
+    throw new GatewayError('BAD_REQUEST', 'Multiple credentials in one request', {
+      reason: 'credential.duplicate_subprotocol',
+    })
+  }
   const token = index === -1 ? undefined : offered[index + 1]
   if (token === undefined) return { credential: undefined, protocols: [...offered] }
   return {
@@ -69,12 +79,13 @@ export function createUpgradeGate(deps: {
       accessibleIds: decision.authorization?.accessibleIds,
       public: decision.public,
     })
-    const viaSubprotocol = credential !== null && credential.source === 'subprotocol'
+    // The pair goes even when the header or cookie was used instead: the token is a secret.
+    const offeredBearer = fromSubprotocol.credential !== undefined
     return {
       headers: plan.headers,
       query: plan.query,
-      protocols: viaSubprotocol ? fromSubprotocol.protocols : offered,
-      ...(viaSubprotocol ? { fallbackProtocol: BEARER_SUBPROTOCOL } : {}),
+      protocols: fromSubprotocol.protocols,
+      ...(offeredBearer ? { fallbackProtocol: BEARER_SUBPROTOCOL } : {}),
       onOpen: (client) => {
         watch.watch(client, decision.principal)
       },

@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
 import { canonicalizeTarget, type CanonicalTarget } from './canonical-path.js'
 import { normalizeAddress, resolveClientAddress, type TrustedProxies } from './client-address.js'
-import { assertHeaderCount, assertSingleHost } from './header-limits.js'
+import { assertConnectionOptions, assertHeaderCount, assertSingleFields } from './header-limits.js'
 import { writeRawError } from './raw-response.js'
 import { chooseRequestId } from './request-id.js'
 import {
@@ -17,6 +17,7 @@ import {
   type UpstreamHeaderOptions,
 } from './upstream-headers.js'
 import { relayWebSockets } from './websocket-relay.js'
+import { closeWhenIdle, type WebSocketAdmission } from './websocket-limits.js'
 import {
   acceptNoSubprotocol,
   assertWebSocketUpgrade,
@@ -61,6 +62,8 @@ export interface UpgradeDeps {
   readonly headerOptions: UpstreamHeaderOptions
   readonly gate: UpgradeGate
   readonly localHandlers?: ReadonlyMap<string, LocalUpgradeHandler>
+  /** Process-wide connection bounds, shared with the other config generations. */
+  readonly admission: WebSocketAdmission
 }
 
 /**
@@ -71,17 +74,28 @@ export interface UpgradeDeps {
  */
 export class UpgradeHandler {
   readonly #deps: UpgradeDeps
-  readonly #server = new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    handleProtocols: (_offered, req) => this.#selected.get(req) ?? false,
-  })
+  readonly #server: WebSocketServer
+  readonly #localServer: WebSocketServer
   readonly #selected = new WeakMap<IncomingMessage, string>()
   readonly #open = new Set<WebSocket>()
   readonly #upstreamBase: string
 
   constructor(deps: UpgradeDeps) {
     this.#deps = deps
+    // ws buffers a whole frame before any handler sees it; its default bound is 100 MiB.
+    const serverOptions = (maxPayload: number) => ({
+      noServer: true,
+      perMessageDeflate: false,
+      maxPayload,
+      handleProtocols: (_offered: Set<string>, req: IncomingMessage) =>
+        this.#selected.get(req) ?? false,
+    })
+    this.#server = new WebSocketServer(
+      serverOptions(deps.config.server.max_websocket_message_bytes),
+    )
+    this.#localServer = new WebSocketServer(
+      serverOptions(deps.config.interfaces.workflow_websocket.max_message_bytes),
+    )
     const url = new URL(deps.config.upstream.url)
     this.#upstreamBase = `${url.protocol === 'https:' ? 'wss' : 'ws'}://${url.host}`
   }
@@ -122,9 +136,9 @@ export class UpgradeHandler {
     onOpen: (client: WebSocket) => void,
   ): void {
     if (protocol !== undefined) this.#selected.set(req, protocol)
-    this.#server.handleUpgrade(req, socket, head, (client) => {
+    this.#localServer.handleUpgrade(req, socket, head, (client) => {
       this.#deps.metrics.websocketUpgrades.inc({ outcome: 'accepted' })
-      this.#track(client)
+      this.#track(client, socket)
       onOpen(client)
     })
   }
@@ -133,7 +147,8 @@ export class UpgradeHandler {
     const { config, trustedProxies, metrics } = this.#deps
     assertWebSocketUpgrade(req)
     assertHeaderCount(req.rawHeaders, config.server.max_headers_count)
-    assertSingleHost(req.rawHeaders)
+    assertSingleFields(req.rawHeaders)
+    assertConnectionOptions(req.rawHeaders)
     const target = canonicalizeTarget(req.url ?? '')
     const peer = normalizeAddress(req.socket.remoteAddress)
     const peerTrusted = trustedProxies.has(peer)
@@ -146,6 +161,7 @@ export class UpgradeHandler {
       clientAddress: resolveClientAddress(peer, req.headers['x-forwarded-for'], trustedProxies),
       transport: 'websocket',
     }
+    this.#deps.admission.admit(inbound.clientAddress, socket)
     const local = this.#deps.localHandlers?.get(target.path)
     if (local !== undefined) {
       local(req, socket, head, inbound)
@@ -191,13 +207,14 @@ export class UpgradeHandler {
     if (selected !== undefined) this.#selected.set(req, selected)
     this.#server.handleUpgrade(req, socket, head, (client) => {
       metrics.websocketUpgrades.inc({ outcome: 'accepted' })
-      this.#track(client)
+      this.#track(client, socket)
       relayWebSockets(client, upstream, () => undefined)
       admission.onOpen?.(client)
     })
   }
 
-  #track(client: WebSocket): void {
+  #track(client: WebSocket, socket: Duplex): void {
+    closeWhenIdle(client, socket, this.#deps.config.server.websocket_idle_timeout_ms)
     this.#open.add(client)
     this.#deps.metrics.websocketConnections.inc()
     client.once('close', () => {

@@ -15,6 +15,28 @@ export const FORWARDED_PATH_HEADERS: readonly string[] = [
   'x-envoy-original-path',
 ]
 
+/**
+ * Client-address, host and method headers that other proxies set and some backends believe. The
+ * gateway vouches only for the X-Forwarded-For/-Proto/-Host and Forwarded it rebuilds, so a
+ * client's copies of these never pass either: the request authorized is the request forwarded.
+ */
+export const SPOOFABLE_PROXY_HEADERS: readonly string[] = [
+  'x-real-ip',
+  'true-client-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-original-forwarded-for',
+  'x-forwarded-server',
+  'x-forwarded-port',
+  'x-host',
+  'x-original-host',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+]
+
 const REBUILT = new Set([
   'host',
   'x-forwarded-for',
@@ -25,7 +47,12 @@ const REBUILT = new Set([
 ])
 
 // undici refuses `expect`; Node has already answered `100-continue` to the client.
-const NEVER_FORWARDED = new Set([...HOP_BY_HOP, ...FORWARDED_PATH_HEADERS, 'expect'])
+const NEVER_FORWARDED = new Set([
+  ...HOP_BY_HOP,
+  ...FORWARDED_PATH_HEADERS,
+  ...SPOOFABLE_PROXY_HEADERS,
+  'expect',
+])
 
 /** What the gateway knows about the hop it received the request on. */
 export interface ForwardingFacts {

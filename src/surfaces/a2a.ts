@@ -7,12 +7,12 @@ import type { ComponentCatalog, Family } from './a2a-catalog.js'
 import { verifyTaskOwnership } from './a2a-tasks.js'
 import { pinClientUserId } from './client-user-id.js'
 import { isJsonObject, objectMember } from './json.js'
-import { replaceRequestJson, requireRequestJson } from './request-json.js'
+import { replaceRequestJson, requireRequestJson, type JsonBodyLimits } from './request-json.js'
 import type { UpstreamLookup } from './upstream-lookup.js'
 
 export interface A2aStageDeps {
   readonly prefix: string
-  readonly maxBodyBytes: number
+  readonly bodyLimits: JsonBodyLimits
   readonly adminScope: string
   readonly userIsolation: boolean
   readonly catalog: ComponentCatalog
@@ -68,7 +68,7 @@ export function a2aStage(deps: A2aStageDeps): Middleware<GatewayState> {
 
 async function inspect(ctx: GatewayContext, deps: A2aStageDeps, route: A2aRoute): Promise<void> {
   const principal = ctx.state.principal
-  const body = await requireRequestJson(ctx, deps.maxBodyBytes)
+  const body = await requireRequestJson(ctx, deps.bodyLimits)
   const params = isJsonObject(body) ? objectMember(body, 'params') : undefined
   const metadata = objectMember(objectMember(params, 'message'), 'metadata')
   if (metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)) {

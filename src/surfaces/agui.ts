@@ -2,7 +2,7 @@ import type { Middleware, Next } from 'koa'
 import type { GatewayContext, GatewayState } from '../http/state.js'
 import { pinClientUserId } from './client-user-id.js'
 import { isJsonObject } from './json.js'
-import { replaceRequestJson, requireRequestJson } from './request-json.js'
+import { replaceRequestJson, requireRequestJson, type JsonBodyLimits } from './request-json.js'
 
 // AG-UI's RunAgentInput is read by alias or by field name.
 const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
@@ -15,18 +15,18 @@ const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
  */
 export function aguiStage(deps: {
   readonly paths: ReadonlySet<string>
-  readonly maxBodyBytes: number
+  readonly bodyLimits: JsonBodyLimits
 }): Middleware<GatewayState> {
   return async function aguiMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     if (ctx.method === 'POST' && deps.paths.has(ctx.state.target.path)) {
-      await pinForwardedUserId(ctx, deps.maxBodyBytes)
+      await pinForwardedUserId(ctx, deps.bodyLimits)
     }
     await next()
   }
 }
 
-async function pinForwardedUserId(ctx: GatewayContext, maxBodyBytes: number): Promise<void> {
-  const body = await requireRequestJson(ctx, maxBodyBytes)
+async function pinForwardedUserId(ctx: GatewayContext, limits: JsonBodyLimits): Promise<void> {
+  const body = await requireRequestJson(ctx, limits)
   if (!isJsonObject(body)) return
   const principal = ctx.state.principal
   const present = FORWARDED_PROPS.filter((key) => key in body)

@@ -58,7 +58,10 @@ export interface Surfaces {
 export function createSurfaces(deps: SurfaceDeps): Surfaces {
   const { config, mode, logger } = deps
   const interfaces = config.interfaces
-  const maxBodyBytes = config.server.max_body_bytes
+  const bodyLimits = {
+    maxBytes: config.server.max_body_bytes,
+    maxDepth: config.server.max_json_depth,
+  }
   const { admin_scope: adminScope, user_isolation: userIsolation } = config.auth
   const store = deps.serviceAccounts?.store
   const watch = new CredentialWatch(
@@ -86,7 +89,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     mcpStage({
       path: mcp.path,
       inspect: mcp.enabled,
-      maxBodyBytes,
+      bodyLimits,
       policy: new McpToolPolicy({ adminScope, userIsolation }),
       guard: new McpHostGuard({
         open: mode.mode === 'none',
@@ -99,7 +102,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     afterIdentity.push(
       a2aStage({
         prefix: interfaces.a2a.prefix,
-        maxBodyBytes,
+        bodyLimits,
         adminScope,
         userIsolation,
         catalog: new ComponentCatalog({ lookup, ttlMs: interfaces.a2a.catalog_ttl_seconds * 1000 }),
@@ -108,7 +111,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     )
   }
   const aguiPaths = new Set(interfaces.agui.endpoints.map(({ prefix }) => `${prefix}/agui`))
-  if (aguiPaths.size > 0) afterIdentity.push(aguiStage({ paths: aguiPaths, maxBodyBytes }))
+  if (aguiPaths.size > 0) afterIdentity.push(aguiStage({ paths: aguiPaths, bodyLimits }))
 
   let upgrades: UpgradeHandler | undefined
   const localHandlers = new Map<string, LocalUpgradeHandler>()
@@ -140,6 +143,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
         requiresAuth: mode.mode !== 'none',
         watch,
         maxMessageBytes: ws.max_message_bytes,
+        maxJsonDepth: config.server.max_json_depth,
         authTimeoutMs: ws.auth_timeout_seconds * 1000,
         logger,
       }),

@@ -5,13 +5,13 @@ import { inspectMcpBody, jsonRpcError } from './mcp-messages.js'
 import type { McpHostGuard } from './mcp-host-guard.js'
 import { mergeLocalErrors } from './mcp-response.js'
 import type { McpToolPolicy } from './mcp-tools.js'
-import { readRequestJson, replaceRequestJson } from './request-json.js'
+import { readRequestJson, replaceRequestJson, type JsonBodyLimits } from './request-json.js'
 
 export interface McpStageDeps {
   readonly path: string
   /** false: only the host guard applies; bodies go through unread. */
   readonly inspect: boolean
-  readonly maxBodyBytes: number
+  readonly bodyLimits: JsonBodyLimits
   readonly policy: McpToolPolicy
   readonly guard: McpHostGuard
 }
@@ -43,7 +43,7 @@ async function answeredHere(ctx: GatewayContext, deps: McpStageDeps): Promise<bo
     return true
   }
   if (!deps.inspect || ctx.method !== 'POST') return false
-  const json = await readRequestJson(ctx, deps.maxBodyBytes)
+  const json = await readRequestJson(ctx, deps.bodyLimits)
   if (json === undefined) return false
   if ('invalid' in json) {
     ctx.status = 400

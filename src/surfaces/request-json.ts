@@ -1,19 +1,27 @@
 import { Readable } from 'node:stream'
 import { GatewayError } from '../errors.js'
+import { jsonNestingExceeds, jsonTooDeep } from '../http/json-depth.js'
 import type { GatewayContext } from '../http/state.js'
 import { hasBody, readBounded } from '../identity/request-body.js'
 import { parseJson } from './json.js'
+
+/** `server.max_body_bytes` and `server.max_json_depth`. */
+export interface JsonBodyLimits {
+  readonly maxBytes: number
+  readonly maxDepth: number
+}
 
 /** A body a surface inspects: parsed, or `invalid` when it is not strict UTF-8 JSON. */
 export type RequestJson = { readonly value: unknown } | { readonly invalid: true }
 
 /**
  * Reads the request body a surface must inspect, from the client or from an earlier stage's
- * rewrite, and keeps it as the body to forward. Undefined when there is no body.
+ * rewrite, and keeps it as the body to forward. Undefined when there is no body; 400 when it
+ * nests deeper than the limit.
  */
 export async function readRequestJson(
   ctx: GatewayContext,
-  maxBytes: number,
+  limits: JsonBodyLimits,
 ): Promise<RequestJson | undefined> {
   const state = ctx.state
   const earlier = state.upstreamBody
@@ -22,11 +30,12 @@ export async function readRequestJson(
     ? earlier.body
     : await readBounded(
         earlier?.body instanceof Readable ? earlier.body : ctx.req,
-        maxBytes,
+        limits.maxBytes,
         earlier === undefined ? ctx.req.headers['content-length'] : undefined,
       )
   state.upstreamBody = { ...earlier, body: raw }
   if (raw.length === 0) return undefined
+  if (jsonNestingExceeds(raw, limits.maxDepth)) throw jsonTooDeep()
   return parseJson(raw) ?? { invalid: true }
 }
 
@@ -34,8 +43,11 @@ export async function readRequestJson(
  * The parsed body, refusing one that is not JSON: the upstream might read it in a way this
  * gateway did not check (Python's json reads UTF-16 and NaN).
  */
-export async function requireRequestJson(ctx: GatewayContext, maxBytes: number): Promise<unknown> {
-  const json = await readRequestJson(ctx, maxBytes)
+export async function requireRequestJson(
+  ctx: GatewayContext,
+  limits: JsonBodyLimits,
+): Promise<unknown> {
+  const json = await readRequestJson(ctx, limits)
   if (json === undefined) return undefined
   if ('invalid' in json) {
     throw new GatewayError('BAD_REQUEST', 'Request body must be valid UTF-8 JSON', {

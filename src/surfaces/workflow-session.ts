@@ -2,6 +2,7 @@ import type { RawData, WebSocket } from 'ws'
 import type { Credential } from '../auth/credential.js'
 import type { InboundRequest } from '../auth/inbound-request.js'
 import { ANONYMOUS, type Principal } from '../auth/principal.js'
+import { jsonNestingExceeds } from '../http/json-depth.js'
 import { CREDENTIAL_ENDED_CLOSE_CODE, type ConnectionWatch } from '../http/upgrade-gate.js'
 import type { Logger } from '../logger.js'
 import { isJsonObject, parseJson } from './json.js'
@@ -27,6 +28,8 @@ export interface WorkflowSessionDeps {
   /** Opens the upstream socket with this principal's identity headers. */
   readonly openUpstream: (principal: Principal) => Promise<WebSocket>
   readonly maxMessageBytes: number
+  /** Deeper frames are refused (1003): a pinned frame is serialized again, and that recurses. */
+  readonly maxJsonDepth: number
   /** 0: never time out. */
   readonly authTimeoutMs: number
   readonly logger: Logger
@@ -108,6 +111,10 @@ export class WorkflowSession {
   async #handle(data: Buffer, isBinary: boolean): Promise<void> {
     if (data.length > this.#deps.maxMessageBytes) {
       this.#client.close(MESSAGE_TOO_BIG, 'message too big')
+      return
+    }
+    if (!isBinary && jsonNestingExceeds(data, this.#deps.maxJsonDepth)) {
+      this.#client.close(UNSUPPORTED_DATA, 'JSON nested too deeply')
       return
     }
     const parsed = isBinary ? undefined : parseJson(data)

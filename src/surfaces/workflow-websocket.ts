@@ -25,6 +25,7 @@ export interface WorkflowWebSocketDeps {
   readonly requiresAuth: boolean
   readonly watch: ConnectionWatch
   readonly maxMessageBytes: number
+  readonly maxJsonDepth: number
   readonly authTimeoutMs: number
   readonly logger: Logger
 }
@@ -48,6 +49,7 @@ export function workflowWebSocket(deps: WorkflowWebSocketDeps): LocalUpgradeHand
         watch: deps.watch,
         openUpstream: (principal) => openUpstream(deps, req, inbound, principal),
         maxMessageBytes: deps.maxMessageBytes,
+        maxJsonDepth: deps.maxJsonDepth,
         authTimeoutMs: deps.authTimeoutMs,
         logger: deps.logger,
       })

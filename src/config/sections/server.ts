@@ -78,6 +78,47 @@ export const serverSchema = z
       .describe(
         'Largest body the gateway itself parses (JSON, url-encoded forms, MCP messages); larger ones get 413. Multipart files stream through and are not limited by this.',
       ),
+    max_json_depth: z
+      .number()
+      .int()
+      .min(2)
+      .max(1_000)
+      .default(128)
+      .describe(
+        'Deepest nesting of arrays and objects in a JSON body or frame the gateway parses (/service-accounts, MCP, A2A, AG-UI, the workflow WebSocket); deeper ones are refused with 400 (1003 on the workflow WebSocket).',
+      ),
+    max_websocket_connections: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe(
+        'Most WebSocket connections (open or in handshake) the gateway holds at once; further upgrades get 503.',
+      ),
+    max_websocket_connections_per_client: z
+      .number()
+      .int()
+      .positive()
+      .default(256)
+      .describe(
+        'Most WebSocket connections (open or in handshake) from one client address (IPv6 by /64; behind a load balancer set trusted_proxies); further upgrades get 429.',
+      ),
+    websocket_idle_timeout_ms: z
+      .number()
+      .int()
+      .min(0)
+      .default(600_000)
+      .describe(
+        'A WebSocket with no traffic in either direction (frames, pings) for this long is closed with 1001; 0 never closes it.',
+      ),
+    max_websocket_message_bytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .default(4_194_304)
+      .describe(
+        'Largest client frame relayed on a WebSocket (the default matches the relay buffer that pauses a slow reader); a larger one closes the connection with 1009. The workflow WebSocket has its own interfaces.workflow_websocket.max_message_bytes.',
+      ),
     watch_config: z
       .boolean()
       .default(false)

@@ -2,7 +2,7 @@ import type { Next } from 'koa'
 import { ANONYMOUS } from '../../auth/principal.js'
 import { canonicalizeTarget } from '../canonical-path.js'
 import { normalizeAddress, resolveClientAddress, type TrustedProxies } from '../client-address.js'
-import { assertHeaderCount, assertSingleHost } from '../header-limits.js'
+import { assertConnectionOptions, assertHeaderCount, assertSingleFields } from '../header-limits.js'
 import { chooseRequestId } from '../request-id.js'
 import { routeFamily } from '../route-label.js'
 import type { GatewayContext } from '../state.js'
@@ -19,7 +19,8 @@ export function requestContext(deps: { trustedProxies: TrustedProxies; maxHeader
     const forwardedFor = ctx.req.headers['x-forwarded-for']
     state.clientAddress = resolveClientAddress(state.peer, forwardedFor, deps.trustedProxies)
     assertHeaderCount(ctx.req.rawHeaders, deps.maxHeadersCount)
-    assertSingleHost(ctx.req.rawHeaders)
+    assertSingleFields(ctx.req.rawHeaders)
+    assertConnectionOptions(ctx.req.rawHeaders)
     state.target = canonicalizeTarget(ctx.req.url ?? '')
     state.route = routeFamily(state.target.path)
     await next()

@@ -6,6 +6,7 @@ import type {
 } from '../../service-accounts/api/service-accounts-api.js'
 import { issues } from '../../service-accounts/api/pydantic-issues.js'
 import { corsErrorHeaders } from '../cors.js'
+import { jsonNestingExceeds, jsonTooDeep } from '../json-depth.js'
 import { readBoundedBody } from '../read-body.js'
 import type { GatewayContext } from '../state.js'
 
@@ -21,6 +22,7 @@ const NOT_AVAILABLE =
 export function serviceAccountsRoute(deps: {
   api: ServiceAccountsApi | undefined
   maxBodyBytes: number
+  maxJsonDepth: number
   /** `cors.allowed_origins`: answers to an allowed Origin carry AgentOS's CORS headers. */
   allowedOrigins?: readonly string[]
 }) {
@@ -40,7 +42,7 @@ export function serviceAccountsRoute(deps: {
         reason: 'service_accounts.disabled',
       })
     }
-    const response = await dispatch(ctx, deps.api, deps.maxBodyBytes, path)
+    const response = await dispatch(ctx, deps.api, deps, path)
     ctx.status = response.status
     if (response.body !== undefined) ctx.body = response.body
     if (deps.allowedOrigins !== undefined) setCorsHeaders(ctx, deps.allowedOrigins)
@@ -74,12 +76,12 @@ function setCorsHeaders(ctx: GatewayContext, allowedOrigins: readonly string[]):
 async function dispatch(
   ctx: GatewayContext,
   api: ServiceAccountsApi,
-  maxBodyBytes: number,
+  limits: { maxBodyBytes: number; maxJsonDepth: number },
   path: string,
 ): Promise<ApiResponse> {
   const principal = ctx.state.principal
   if (path === BASE) {
-    if (ctx.method === 'POST') return api.mint(principal, await jsonBody(ctx, maxBodyBytes))
+    if (ctx.method === 'POST') return api.mint(principal, await jsonBody(ctx, limits))
     if (ctx.method === 'GET')
       return api.list(principal, new URLSearchParams(ctx.state.target.query))
     throw methodNotAllowed()
@@ -98,8 +100,11 @@ function methodNotAllowed(): GatewayError {
 }
 
 /** The body as FastAPI reads a JSON model: absent → 422 missing, unparsable → 422 json_invalid. */
-async function jsonBody(ctx: GatewayContext, maxBodyBytes: number): Promise<unknown> {
-  const raw = await readBoundedBody(ctx.req, maxBodyBytes)
+async function jsonBody(
+  ctx: GatewayContext,
+  limits: { maxBodyBytes: number; maxJsonDepth: number },
+): Promise<unknown> {
+  const raw = await readBoundedBody(ctx.req, limits.maxBodyBytes)
   if (raw.length === 0) {
     throw new GatewayError(
       'VALIDATION_FAILED',
@@ -109,6 +114,8 @@ async function jsonBody(ctx: GatewayContext, maxBodyBytes: number): Promise<unkn
       },
     )
   }
+  // A 422 echoes the offending value, and serializing a deeply nested one overflows the stack.
+  if (jsonNestingExceeds(raw, limits.maxJsonDepth)) throw jsonTooDeep()
   try {
     return JSON.parse(raw.toString('utf8')) as unknown
   } catch (error) {

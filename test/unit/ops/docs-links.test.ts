@@ -14,6 +14,7 @@ const DOCS = [
   'docs/migration-from-agentos.md',
   'helm/portcullis/README.md',
   'README.md',
+  'SECURITY.md',
 ]
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */

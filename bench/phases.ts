@@ -1,0 +1,76 @@
+import type { LoadGenerator } from './load/generator.js'
+import type {
+  BenchOptions,
+  FloodResult,
+  LatencyResult,
+  MemoryResult,
+  RevocationResult,
+} from './lib/types.js'
+import { unknownServiceTokens } from './scenarios/credentials.js'
+import { runFlood } from './scenarios/flood.js'
+import { runLatency } from './scenarios/latency.js'
+import { runMemory } from './scenarios/memory.js'
+import { runRevocation } from './scenarios/revocation.js'
+import type { World } from './scenarios/world.js'
+
+export interface PhaseResults {
+  readonly latency: LatencyResult | null
+  readonly flood: FloodResult | null
+  readonly memory: MemoryResult[]
+  readonly revocation: RevocationResult | null
+}
+
+/** The phases that are not throughput rounds; a failing phase is noted and the run goes on. */
+export async function runPhases(
+  world: World,
+  selected: readonly string[],
+  generator: LoadGenerator,
+  options: BenchOptions,
+  notes: string[],
+  log: (line: string) => void,
+): Promise<PhaseResults> {
+  const attempt = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
+    if (!selected.includes(name)) return null
+    try {
+      return await fn()
+    } catch (error) {
+      notes.push(`${name} phase failed: ${String(error).split('\n')[0]}`)
+      log(`! ${name}: ${String(error)}`)
+      return null
+    }
+  }
+  const latency = await attempt('latency', () =>
+    runLatency(world, {
+      rate: options.latencyRate,
+      rounds: options.rounds,
+      durationS: options.durationS,
+      log,
+    }),
+  )
+  const flood = await attempt('flood', () =>
+    runFlood(world, generator, {
+      rate: options.floodRate,
+      rounds: options.rounds,
+      durationS: options.durationS,
+      connections: options.connections,
+      tokensFile: unknownServiceTokens(world.dir, 50_000),
+      log,
+    }),
+  )
+  const memory: MemoryResult[] = []
+  if (selected.includes('memory')) {
+    if (world.postgres === null) notes.push('memory (postgres store): PostgreSQL not available')
+    const kinds =
+      world.postgres === null ? (['embedded'] as const) : (['postgres', 'embedded'] as const)
+    for (const kind of kinds) {
+      const result = await attempt('memory', () =>
+        runMemory(world, kind, options.memoryAccounts, log),
+      )
+      if (result !== null) memory.push(result)
+    }
+  }
+  const revocation = await attempt('revocation', () =>
+    runRevocation(world, options.revocations, log),
+  )
+  return { latency, flood, memory, revocation }
+}

@@ -1,0 +1,50 @@
+import type { BenchReport, ScenarioSummary } from '../lib/types.js'
+import type { TargetResult } from './targets.js'
+
+/** Marks prose that the hot-path work (issue 8 point 3) is to write; the numbers are real. */
+export const ANALYSIS_PLACEHOLDER =
+  '<!-- ANALYSIS PLACEHOLDER: why, and what was done about it (issue 8 point 3). -->'
+
+function describe(s: ScenarioSummary | undefined): string {
+  if (s === undefined) return 'not measured'
+  return `${Math.round(s.rps).toLocaleString('en-US')} req/s, ${s.cpuUsPerRequest.toFixed(1)} µs CPU per request, its process busy ${(s.sutCores * 100).toFixed(0)} % of a core`
+}
+
+/** Facts from the run that bound a missed target: where the time went, as measured. */
+export function limitNote(target: TargetResult, report: BenchReport): string {
+  const find = (id: string) => report.summaries.find((s) => s.scenario === id)
+  switch (target.id) {
+    case 'sa-vs-nginx':
+      return `Portcullis (warm service-account token): ${describe(find('pc-sa-warm'))}; nginx: ${describe(find('nginx'))}. With the system under test alone on its core, throughput is that core divided by the CPU per request.`
+    case 'jwt-vs-haproxy':
+      return `Portcullis (repeated RS256, verified-token cache): ${describe(find('pc-rs256-same'))}; HAProxy jwt_verify: ${describe(find('haproxy-jwt'))}.`
+    case 'auth-vs-excluded':
+      return `Authenticated: ${describe(find('pc-sa-warm'))}; excluded route: ${describe(find('pc-excluded'))}. The difference is the per-request cost of authentication, authorization and identity headers.`
+    case 'latency-p50':
+    case 'latency-p99': {
+      const l = report.latency
+      if (l === null) return 'not measured'
+      return `Direct p50/p99 ${(l.direct.p50Us / 1000).toFixed(3)}/${(l.direct.p99Us / 1000).toFixed(3)} ms; through the gateway ${(l.gateway.p50Us / 1000).toFixed(3)}/${(l.gateway.p99Us / 1000).toFixed(3)} ms at ${l.rate} req/s.`
+    }
+    case 'pg-nocache':
+      return `Cache off against PostgreSQL: ${describe(find('pc-sa-pg-nocache'))}; every request waits for one indexed lookup.`
+    case 'flood': {
+      const f = report.flood
+      if (f === null) return 'not measured'
+      const statuses = Object.entries(f.floodStatuses)
+        .map(([status, count]) => `${count} × ${status}`)
+        .join(', ')
+      return `The flood ran at ${Math.round(f.floodAchievedRps).toLocaleString('en-US')} req/s of the ${f.floodRate.toLocaleString('en-US')} asked (answers: ${statuses || 'none'}); good clients went from ${Math.round(f.aloneRps).toLocaleString('en-US')} to ${Math.round(f.underFloodRps).toLocaleString('en-US')} req/s.`
+    }
+    case 'revocation': {
+      const r = report.revocation
+      if (r === null) return 'not measured'
+      return `p50 ${r.p50Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms, ${r.timedOut} of ${r.tokens} never refused within 2 s; after A's answer p99 ${r.afterAckP99Ms.toFixed(1)} ms.`
+    }
+    default: {
+      const m = report.memory.find((result) => `memory-${result.store}` === target.id)
+      if (m === undefined) return 'not measured'
+      return `RSS ${m.rssBeforeMb.toFixed(1)} MB before the tokens were verified, ${m.rssAfterMb.toFixed(1)} MB after (peak ${m.peakMb.toFixed(1)} MB).`
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import { median } from '../lib/stats.js'
+import type { BenchReport } from '../lib/types.js'
+import { ANALYSIS_PLACEHOLDER, limitNote } from './doc-notes.js'
+import { disturbedSamples } from './summarize.js'
+import { markdownTable, skippedLines, TARGET_HEADER, targetRows, throughputTable } from './table.js'
+import type { TargetResult } from './targets.js'
+
+const ms = (us: number) => (us / 1000).toFixed(3)
+
+function machineSection(report: BenchReport): string[] {
+  const m = report.machine
+  const tools = Object.entries(m.tools)
+    .map(([name, version]) => `${name} ${version ?? '**not installed**'}`)
+    .join(', ')
+  const foreign = report.samples.map((s) => s.disturbance.foreignCores)
+  const disturbed = disturbedSamples(report.samples)
+  const lines = [
+    '## Machine',
+    '',
+    `- CPU: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GiB memory`,
+    `- Kernel ${m.kernel}, Node ${m.node}`,
+    `- Tools: ${tools}`,
+    `- Load average (1/5/15 min) at start ${m.loadAtStart.map((v) => v.toFixed(2)).join(' / ')}, at end ${m.loadAtEnd.map((v) => v.toFixed(2)).join(' / ')}`,
+    `- Other processes' CPU during the throughput measurements: median ${(median(foreign) || 0).toFixed(2)} cores, max ${Math.max(0, ...foreign).toFixed(2)} cores`,
+  ]
+  if (disturbed.length > 0) {
+    lines.push(
+      '',
+      `> **Warning: the run was disturbed.** ${disturbed.length} of ${report.samples.length} throughput measurements shared the machine with more than 0.1 core of other people's work (test suites running meanwhile). Ratios measured side by side suffer less than absolute numbers, but read them with care.`,
+    )
+  }
+  return lines
+}
+
+function methodSection(report: BenchReport): string[] {
+  const o = report.options
+  return [
+    '## Method',
+    '',
+    `\`npm run bench\` (bench/run.ts) builds the gateway (\`npm run build\`) and starts every system as a child process on 127.0.0.1: a minimal node:http upstream answering 100 bytes over keep-alive (the same for every scenario), nginx (1 worker, upstream keep-alive, no access log), HAProxy (1 thread, \`http-reuse always\`) plain and with \`jwt_verify\` RS256 (alg, signature and \`exp\` checked; the harness checks that a forged token gets 401), and one Portcullis per configuration (\`node dist/main.js serve\` with a generated config; embedded store unless stated).`,
+    '',
+    'Run it with `npm run bench` (`-- --help` for options; `-- --quick` for a smoke check). The comparison systems are optional: `apt-get install nginx haproxy wrk` (Debian packages; HAProxy ≥ 2.5 for `jwt_verify`); whatever is missing is skipped and named below, and autocannon (a dev dependency) replaces wrk. PostgreSQL scenarios need the `postgresql` package, as the test suite does.',
+    '',
+    `- Gateway built from ${report.build}.`,
+    `- Load generator: ${report.generator}, 1 thread, ${o.connections} connections, ${o.durationS} s per measurement, ${o.rounds} rounds alternating over the scenarios (medians reported), ${o.warmupS} s of warm-up before a scenario's first round.`,
+    `- Quiet machine: ${o.waitQuietCores === null ? 'not waited for' : `each measurement waited (up to 60 s) until other processes used at most ${o.waitQuietCores} cores`}.`,
+    `- Pinning: ${report.pinning}. For "direct" the upstream moves to the system-under-test CPU.`,
+    `- Portcullis access log: ${o.accessLog ? 'on (the default config)' : 'off (--access-log off)'}, written to a file; one scenario runs with it off for comparison.`,
+    '- CPU per request: utime+stime of the system under test (all processes of nginx) from /proc over the run, divided by the requests answered. "SUT busy" is that CPU time over the run\'s length: near 100 % the system under test was the limit; well below, the limit was CPU 0 (wrk and the upstream) or the other processes. "others" is the CPU time processes outside the harness used meanwhile (interrupt time excluded), in cores.',
+    '- Fresh JWTs: 20,000 distinct tokens per algorithm, cycled (continuing across runs) through a verified-token cache of 10,000 (LRU), so each request is a signature check.',
+    `- Latency: open-loop ${o.latencyRate} req/s for ${o.durationS} s per round, alternating direct and through Portcullis (warm service-account token), latencies in µs from a Node undici client.`,
+    `- Flood: good clients (closed loop, X-Forwarded-For 127.0.0.2) alone, then while 127.0.0.3 sends well-formed unknown svc_pat_ tokens at ${o.floodRate} req/s (\`server.trusted_proxies: [127.0.0.1/32]\`).`,
+    `- Memory: ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into a fresh store (hashes from src/service-accounts/token-format.ts), each token verified once, then RSS from /proc.`,
+    `- Revocation: two gateways on one PostgreSQL database (cache TTL 300 s); ${o.revocations} cached tokens revoked one by one through replica A's API while replica B is polled back to back; time from the revoke request to B's first 401.`,
+  ]
+}
+
+function phaseSection(report: BenchReport): string[] {
+  const lines: string[] = []
+  const l = report.latency
+  if (l !== null) {
+    lines.push(
+      `### Latency at ${l.rate} req/s`,
+      '',
+      markdownTable(
+        ['path', 'p50 ms', 'p99 ms', 'requests'],
+        [
+          ['direct', ms(l.direct.p50Us), ms(l.direct.p99Us), String(l.direct.requests)],
+          [
+            'Portcullis (warm token)',
+            ms(l.gateway.p50Us),
+            ms(l.gateway.p99Us),
+            String(l.gateway.requests),
+          ],
+          ['added by the gateway', ms(l.addedP50Us), ms(l.addedP99Us), ''],
+        ],
+      ),
+      '',
+    )
+  }
+  const f = report.flood
+  if (f !== null) {
+    lines.push(
+      '### Flood of bad tokens',
+      '',
+      `Good clients alone ${Math.round(f.aloneRps)} req/s, under the flood ${Math.round(f.underFloodRps)} req/s: **${(f.drop * 100).toFixed(1)} % lost**. Flood ${Math.round(f.floodAchievedRps)} req/s achieved (asked ${f.floodRate}); answers ${JSON.stringify(f.floodStatuses)}.`,
+      '',
+    )
+  }
+  for (const m of report.memory) {
+    lines.push(
+      `### Memory (${m.store} store)`,
+      '',
+      `${m.accounts.toLocaleString('en-US')} accounts: RSS ${m.rssBeforeMb.toFixed(1)} MB before, **${m.rssAfterMb.toFixed(1)} MB** after each token was verified once (peak ${m.peakMb.toFixed(1)} MB; V8 heap in use ${m.heapUsedMb.toFixed(1)} MB, external ${m.externalMb.toFixed(1)} MB; warming took ${m.warmSeconds.toFixed(1)} s, ${m.failures} failures).`,
+      '',
+    )
+  }
+  const r = report.revocation
+  if (r !== null) {
+    lines.push(
+      '### Revocation between replicas',
+      '',
+      `${r.tokens} tokens: p50 **${r.p50Ms.toFixed(1)} ms**, p99 **${r.p99Ms.toFixed(1)} ms**, max ${r.maxMs.toFixed(1)} ms from the revoke request; p99 ${r.afterAckP99Ms.toFixed(1)} ms after A answered; ${r.timedOut} timed out.`,
+      '',
+    )
+  }
+  return lines
+}
+
+function targetSection(report: BenchReport, targets: readonly TargetResult[]): string[] {
+  const lines = [
+    '## Targets (issue 8, point 2)',
+    '',
+    markdownTable(TARGET_HEADER, targetRows(targets)),
+    '',
+  ]
+  const missed = targets.filter((t) => t.status !== 'PASS')
+  if (missed.length > 0) lines.push('### What limits the missed targets', '')
+  for (const t of missed) {
+    lines.push(
+      `- **${t.description}** (${t.status}, ${t.shown}): ${limitNote(t, report)}`,
+      `  ${ANALYSIS_PLACEHOLDER}`,
+    )
+  }
+  return lines
+}
+
+/** docs/benchmarks.md, entirely from one run's report. */
+export function renderDoc(report: BenchReport, targets: readonly TargetResult[]): string {
+  return [
+    '# Benchmarks',
+    '',
+    `<!-- Generated by \`npm run bench\` (bench/run.ts) from the run of ${report.startedAt}; rerun to refresh. Only the ANALYSIS PLACEHOLDER comments are for hand-written prose. -->`,
+    '',
+    `Last run: ${report.startedAt} → ${report.finishedAt}.`,
+    '',
+    ...machineSection(report),
+    '',
+    ...methodSection(report),
+    '',
+    '## Results',
+    '',
+    throughputTable(report.summaries, true),
+    '',
+    ...(report.skipped.length > 0
+      ? ['Skipped:', '', ...skippedLines(report.skipped).map((l) => `- ${l}`), '']
+      : []),
+    ...phaseSection(report),
+    ...targetSection(report, targets),
+    ...(report.notes.length > 0 ? ['', '## Notes', '', ...report.notes.map((n) => `- ${n}`)] : []),
+    '',
+  ].join('\n')
+}

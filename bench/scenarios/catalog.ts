@@ -1,0 +1,125 @@
+/** Every scenario of `npm run bench`, and how `--only` selects them. Pure. */
+
+export type SystemKey =
+  | 'upstream'
+  | 'nginx'
+  | 'haproxy'
+  | 'haproxy-jwt'
+  | 'gw-main'
+  | 'gw-nolog'
+  | 'gw-rs256'
+  | 'gw-es256'
+  | 'gw-hs256'
+  | 'gw-pg'
+
+export type CredentialKey =
+  | 'none'
+  | 'sa-main'
+  | 'sa-nolog'
+  | 'sa-pg'
+  | 'security-key'
+  | 'rs256-same'
+  | 'rs256-fresh'
+  | 'es256-same'
+  | 'es256-fresh'
+  | 'hs256-same'
+  | 'hs256-fresh'
+
+export interface ThroughputScenario {
+  readonly id: string
+  readonly label: string
+  readonly system: SystemKey
+  readonly path: string
+  readonly credential: CredentialKey
+}
+
+export const AUTH_PATH = '/agents/bench-agent'
+export const EXCLUDED_PATH = '/health'
+
+const scenario = (
+  id: string,
+  label: string,
+  system: SystemKey,
+  credential: CredentialKey,
+  path = AUTH_PATH,
+): ThroughputScenario => ({ id, label, system, credential, path })
+
+/** Measured in this order, round after round. */
+export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
+  scenario('direct', 'direct to the upstream', 'upstream', 'none'),
+  scenario('nginx', 'nginx plain proxy (1 worker)', 'nginx', 'none'),
+  scenario('haproxy', 'HAProxy plain proxy', 'haproxy', 'none'),
+  scenario('haproxy-jwt', 'HAProxy jwt_verify RS256', 'haproxy-jwt', 'rs256-same'),
+  scenario('pc-excluded', 'Portcullis, excluded route (/health)', 'gw-main', 'none', EXCLUDED_PATH),
+  scenario('pc-sa-warm', 'Portcullis, service-account token (warm cache)', 'gw-main', 'sa-main'),
+  scenario(
+    'pc-sa-warm-nolog',
+    'Portcullis, service-account token, access log off',
+    'gw-nolog',
+    'sa-nolog',
+  ),
+  scenario('pc-security-key', 'Portcullis, security key', 'gw-main', 'security-key'),
+  scenario('pc-rs256-same', 'Portcullis, RS256 JWT, same token', 'gw-rs256', 'rs256-same'),
+  scenario(
+    'pc-rs256-fresh',
+    'Portcullis, RS256 JWT, fresh token per request',
+    'gw-rs256',
+    'rs256-fresh',
+  ),
+  scenario('pc-es256-same', 'Portcullis, ES256 JWT, same token', 'gw-es256', 'es256-same'),
+  scenario(
+    'pc-es256-fresh',
+    'Portcullis, ES256 JWT, fresh token per request',
+    'gw-es256',
+    'es256-fresh',
+  ),
+  scenario('pc-hs256-same', 'Portcullis, HS256 JWT, same token', 'gw-hs256', 'hs256-same'),
+  scenario(
+    'pc-hs256-fresh',
+    'Portcullis, HS256 JWT, fresh token per request',
+    'gw-hs256',
+    'hs256-fresh',
+  ),
+  scenario(
+    'pc-sa-pg-nocache',
+    'Portcullis, service-account token, cache off, PostgreSQL',
+    'gw-pg',
+    'sa-pg',
+  ),
+]
+
+/** Runs that are not closed-loop throughput rounds. */
+export const PHASES = ['latency', 'flood', 'memory', 'revocation'] as const
+export type Phase = (typeof PHASES)[number]
+
+export const ALL_IDS: readonly string[] = [...THROUGHPUT_SCENARIOS.map((s) => s.id), ...PHASES]
+
+/**
+ * The ids `--only` names: exact ids, or prefixes ending in `*` (`pc-rs256*`). Unknown names are
+ * an error listing the valid ones. null selects everything.
+ */
+export function selectIds(
+  only: readonly string[] | null,
+  ids: readonly string[] = ALL_IDS,
+): string[] {
+  if (only === null) return [...ids]
+  const selected = new Set<string>()
+  for (const name of only) {
+    const matches = name.endsWith('*')
+      ? ids.filter((id) => id.startsWith(name.slice(0, -1)))
+      : ids.filter((id) => id === name)
+    if (matches.length === 0) {
+      throw new Error(`unknown scenario "${name}"; valid: ${ids.join(', ')}`)
+    }
+    for (const id of matches) selected.add(id)
+  }
+  return ids.filter((id) => selected.has(id))
+}
+
+/** The systems the selected scenarios and phases need. */
+export function systemsNeeded(selected: readonly string[]): Set<SystemKey> {
+  const needed = new Set<SystemKey>(['upstream'])
+  for (const s of THROUGHPUT_SCENARIOS) if (selected.includes(s.id)) needed.add(s.system)
+  if (selected.includes('latency') || selected.includes('flood')) needed.add('gw-main')
+  return needed
+}

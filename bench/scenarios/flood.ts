@@ -1,0 +1,91 @@
+import { runFixedRate } from '../load/fixed-rate.js'
+import type { LoadGenerator } from '../load/generator.js'
+import { awaitQuiet, measure } from '../lib/measure.js'
+import { median, sumValues } from '../lib/stats.js'
+import type { FloodResult } from '../lib/types.js'
+import { AUTH_PATH } from './catalog.js'
+import type { World } from './world.js'
+
+export interface FloodOptions {
+  readonly rate: number
+  readonly rounds: number
+  readonly durationS: number
+  readonly connections: number
+  readonly tokensFile: string
+  readonly log: (line: string) => void
+}
+
+/** The good clients and the flood pose as different addresses (the gateway trusts 127.0.0.1). */
+const GOOD_ADDRESS = '127.0.0.2'
+const FLOOD_ADDRESS = '127.0.0.3'
+
+/**
+ * Good clients (warm service-account token) measured alone, then while one address floods the
+ * gateway with well-formed unknown `svc_pat_` tokens at a fixed rate (throttled after
+ * `max_failed_lookups` failures). Alternated over rounds; medians reported.
+ */
+export async function runFlood(
+  world: World,
+  generator: LoadGenerator,
+  options: FloodOptions,
+): Promise<FloodResult> {
+  const gateway = world.systems.get('gw-main')
+  const token = world.credentials.get('sa-main')
+  if (gateway === undefined || token === undefined) throw new Error('gateway main is not running')
+  const good = () =>
+    generator.run({
+      url: `${gateway.baseUrl}${AUTH_PATH}`,
+      connections: options.connections,
+      durationS: options.durationS,
+      headers: { ...token.headers, 'x-forwarded-for': GOOD_ADDRESS },
+    })
+  const accounting = { sut: gateway.pids, upstream: world.upstream.pids, outside: [] }
+  const alone: number[] = []
+  const flooded: number[] = []
+  const floodRps: number[] = []
+  const foreign: number[] = []
+  const statuses: Record<string, number> = {}
+  for (let round = 1; round <= options.rounds; round++) {
+    const quiet = await measure(accounting, good)
+    alone.push(quiet.load.requests / quiet.load.durationS)
+    // Wait for a quiet machine before the flood starts, not after (it runs for a fixed time).
+    await awaitQuiet()
+    const flood = runFixedRate(
+      {
+        url: `${gateway.baseUrl}${AUTH_PATH}`,
+        rate: options.rate,
+        durationS: options.durationS + 1,
+        warmupS: 1,
+        connections: 20,
+        headers: { 'x-forwarded-for': FLOOD_ADDRESS },
+        tokensFile: options.tokensFile,
+      },
+      world.pinning.generator,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const loud = await measure(accounting, good, { awaitQuiet: false })
+    const floodResult = await flood.result
+    flooded.push(loud.load.requests / loud.load.durationS)
+    floodRps.push(floodResult.requests / floodResult.durationS)
+    foreign.push(quiet.disturbance.foreignCores, loud.disturbance.foreignCores)
+    for (const [status, count] of Object.entries(floodResult.statuses ?? {})) {
+      statuses[status] = (statuses[status] ?? 0) + count
+    }
+    if (loud.load.unexpected > 0)
+      options.log(`! flood: good clients got ${loud.load.unexpected} non-2xx`)
+    options.log(
+      `flood round ${round}: good alone ${Math.round(alone.at(-1) ?? 0)} req/s, under flood ${Math.round(flooded.at(-1) ?? 0)} req/s; flood ${Math.round(floodRps.at(-1) ?? 0)} req/s (${sumValues(floodResult.statuses ?? {})} answered, ${floodResult.skipped} not sent)`,
+    )
+  }
+  const aloneRps = median(alone)
+  const underFloodRps = median(flooded)
+  return {
+    aloneRps,
+    underFloodRps,
+    drop: 1 - underFloodRps / aloneRps,
+    floodRate: options.rate,
+    floodAchievedRps: median(floodRps),
+    floodStatuses: statuses,
+    foreignCores: median(foreign),
+  }
+}

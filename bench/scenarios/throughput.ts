@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs'
+import type { LoadGenerator } from '../load/generator.js'
+import { measure, type Accounting } from '../lib/measure.js'
+import { httpRequest } from '../lib/net.js'
+import { repin } from '../lib/pin.js'
+import type { Sample, SkippedScenario } from '../lib/types.js'
+import { truncateLog } from '../systems/system.js'
+import type { ThroughputScenario } from './catalog.js'
+import { postgresPids, type CredentialSpec, type World } from './world.js'
+
+export interface ThroughputOptions {
+  readonly rounds: number
+  readonly durationS: number
+  readonly warmupS: number
+  readonly connections: number
+  readonly log: (line: string) => void
+}
+
+/** One request with the scenario's credential; a scenario that does not answer 200 is skipped. */
+async function check(url: string, credential: CredentialSpec, firstToken: string | undefined) {
+  const headers = { ...credential.headers }
+  if (firstToken !== undefined) headers.authorization = `Bearer ${firstToken}`
+  const res = await httpRequest(url, { headers })
+  if (res.status !== 200) throw new Error(`answered ${res.status}: ${res.body.slice(0, 200)}`)
+}
+
+/**
+ * Every available scenario, round after round, alternating (round 1 of each, then round 2 …), so
+ * a slow drift of the machine affects every scenario alike. Each scenario is warmed up once.
+ */
+export async function runThroughput(
+  world: World,
+  scenarios: readonly ThroughputScenario[],
+  generator: LoadGenerator,
+  options: ThroughputOptions,
+): Promise<{ samples: Sample[]; skipped: SkippedScenario[] }> {
+  const samples: Sample[] = []
+  const skipped: SkippedScenario[] = []
+  const offsets = new Map<string, number>()
+  const ready: ThroughputScenario[] = []
+  for (const scenario of scenarios) {
+    const system = world.systems.get(scenario.system)
+    const credential = world.credentials.get(scenario.credential)
+    if (system === undefined || credential === undefined) {
+      const reason = world.unavailable.get(scenario.system) ?? `${scenario.system} not started`
+      skipped.push({ scenario: scenario.id, reason })
+      continue
+    }
+    let first: string | undefined
+    if (credential.tokensFile !== undefined) {
+      first = readFileSync(credential.tokensFile, 'utf8').split('\n')[0]
+      offsets.set(credential.tokensFile, 1)
+    }
+    try {
+      await check(`${system.baseUrl}${scenario.path}`, credential, first)
+      ready.push(scenario)
+    } catch (error) {
+      skipped.push({ scenario: scenario.id, reason: `sanity request ${String(error)}` })
+    }
+  }
+
+  const gatewayLogs = [...world.gateways.values()].map((gateway) => gateway.logFile)
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const scenario of ready) {
+      const system = world.systems.get(scenario.system)
+      const credential = world.credentials.get(scenario.credential)
+      if (system === undefined || credential === undefined) continue
+      const direct = scenario.system === 'upstream'
+      const accounting: Accounting = {
+        sut: system.pids,
+        upstream: direct ? [] : world.upstream.pids,
+        outside: postgresPids(world.postgres),
+      }
+      const run = (durationS: number) => {
+        const file = credential.tokensFile
+        const offset = file === undefined ? 0 : (offsets.get(file) ?? 0)
+        return measure(accounting, () => {
+          const running = generator.run({
+            url: `${system.baseUrl}${scenario.path}`,
+            connections: options.connections,
+            durationS,
+            headers: credential.headers,
+            tokensFile: file,
+            tokenOffset: offset,
+          })
+          return running
+        }).then((measured) => {
+          // Continue the token cycle where this run stopped (in-flight requests included).
+          if (file !== undefined) {
+            offsets.set(file, offset + measured.load.requests + options.connections)
+          }
+          return measured
+        })
+      }
+      if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.sut)
+      try {
+        if (round === 1 && options.warmupS > 0) await run(options.warmupS)
+        for (const file of gatewayLogs) truncateLog(file)
+        const measured = await run(options.durationS)
+        const rps = measured.load.requests / measured.load.durationS
+        const cpuUsPerRequest = (measured.cpu.sutS * 1e6) / Math.max(1, measured.load.requests)
+        samples.push({ scenario: scenario.id, round, ...measured, rps, cpuUsPerRequest })
+        options.log(
+          `round ${round} ${scenario.id.padEnd(18)} ${Math.round(rps).toString().padStart(6)} req/s` +
+            `  p50 ${(measured.load.p50Us / 1000).toFixed(2)} ms  p99 ${(measured.load.p99Us / 1000).toFixed(2)} ms` +
+            `  cpu ${cpuUsPerRequest.toFixed(1)} µs/req  others ${measured.disturbance.foreignCores.toFixed(2)} cores` +
+            (measured.load.unexpected > 0 ? `  ! ${measured.load.unexpected} non-2xx` : ''),
+        )
+      } finally {
+        if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.generator)
+        for (const file of gatewayLogs) truncateLog(file)
+      }
+    }
+  }
+  return { samples, skipped }
+}

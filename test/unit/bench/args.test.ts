@@ -1,0 +1,48 @@
+import t from 'tap'
+import { parseArgs } from '../../../bench/lib/args.js'
+import { selectIds, systemsNeeded } from '../../../bench/scenarios/catalog.js'
+
+void t.test(
+  'defaults are the issue’s: 3 rounds × 10 s, 50 connections, access log on',
+  async (t) => {
+    const options = parseArgs([])
+    if (options === 'help') throw new Error('unexpected help')
+    t.match(options, { rounds: 3, durationS: 10, connections: 50, accessLog: true, quick: false })
+    t.equal(options.only, null)
+  },
+)
+
+void t.test('--quick shortens, explicit options still win', async (t) => {
+  const options = parseArgs([
+    '--quick',
+    '--rounds',
+    '2',
+    '--access-log=off',
+    '--only',
+    'direct, nginx',
+  ])
+  if (options === 'help') throw new Error('unexpected help')
+  t.match(options, { quick: true, rounds: 2, durationS: 2, accessLog: false })
+  t.same(options.only, ['direct', 'nginx'])
+})
+
+void t.test('bad options are errors; --help is help', async (t) => {
+  t.throws(() => parseArgs(['--rounds', '0']), /positive/)
+  t.throws(() => parseArgs(['--access-log', 'maybe']), /on or off/)
+  t.throws(() => parseArgs(['--frobnicate']), /unknown option/)
+  t.equal(parseArgs(['--help']), 'help')
+})
+
+void t.test('--only selects ids and prefixes, refuses unknown names', async (t) => {
+  t.same(selectIds(['nginx', 'direct']), ['direct', 'nginx'], 'catalog order kept')
+  t.same(selectIds(['pc-rs256*']), ['pc-rs256-same', 'pc-rs256-fresh'])
+  t.throws(() => selectIds(['nope']), /unknown scenario "nope"/)
+  t.equal(selectIds(null).length > 10, true)
+})
+
+void t.test('systems needed follow the scenarios and phases', async (t) => {
+  t.same([...systemsNeeded(['direct'])], ['upstream'])
+  const needed = systemsNeeded(['flood', 'pc-rs256-fresh', 'haproxy-jwt'])
+  t.ok(needed.has('gw-main') && needed.has('gw-rs256') && needed.has('haproxy-jwt'))
+  t.notOk(needed.has('nginx'))
+})
