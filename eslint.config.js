@@ -2,7 +2,7 @@ import eslint from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/', 'helm/', 'data/'] },
+  { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/', 'helm/', 'data/', 'scratch/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -4,9 +4,9 @@ import { Pool, errors as undiciErrors } from 'undici'
 import type { Config } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
+import { StreamingResponseHandler, type StreamOutcome } from './streaming-response-handler.js'
 
-/** How a streamed exchange ended, for the access log. */
-export type StreamOutcome = 'complete' | 'client_gone' | 'upstream_failed'
+export type { StreamOutcome } from './streaming-response-handler.js'
 
 /** One request to send upstream, already authorized and rewritten. */
 export interface UpstreamRequest {
@@ -62,45 +62,28 @@ export class UpstreamClient {
     request: UpstreamRequest,
     onHeaders?: (status: number) => void,
   ): Promise<StreamOutcome> {
-    const client = watchClient(res)
     ignoreBodyErrors(request.body)
-    try {
-      await this.#pool.stream(
+    return new Promise<StreamOutcome>((resolve, reject) => {
+      const handler = new StreamingResponseHandler(res, {
+        onHeaders,
+        resolve,
+        // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
+        reject: (error) => reject(error instanceof GatewayError ? error : this.#failure(error)),
+        // Too late for a 502: the client sees the connection end before the response does.
+        onLateFailure: (error) => this.#onFailure(classifyFailure(error)),
+      })
+      this.#pool.dispatch(
         {
           method: request.method,
           path: request.path,
           headers: request.headers,
           body: request.body,
-          signal: client.signal,
           headersTimeout: this.#headersTimeout,
           bodyTimeout: this.#bodyTimeout,
         },
-        ({ statusCode, headers }) => {
-          onHeaders?.(statusCode)
-          res.writeHead(statusCode, responseHeaders(headers))
-          // Event streams must not sit in Node's socket buffer waiting for more data.
-          res.flushHeaders()
-          return res
-        },
+        handler,
       )
-      return 'complete'
-    } catch (error) {
-      if (client.signal.aborted) {
-        if (!res.writableEnded) res.destroy()
-        return 'client_gone'
-      }
-      if (res.headersSent) {
-        // Too late for a 502: the client sees the connection end before the response does.
-        this.#onFailure(classifyFailure(error))
-        res.destroy()
-        return 'upstream_failed'
-      }
-      // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
-      if (error instanceof GatewayError) throw error
-      throw this.#failure(error)
-    } finally {
-      client.dispose()
-    }
+    })
   }
 
   /** Sends a request and buffers the response (bounded), for the few routes whose body we rewrite. */
@@ -191,21 +174,6 @@ function responseHeaders(
     out[name] = value
   }
   return out
-}
-
-interface ClientWatch {
-  readonly signal: AbortSignal
-  dispose(): void
-}
-
-/** Aborts the upstream request when the client's connection closes before its response is done. */
-function watchClient(res: ServerResponse): ClientWatch {
-  const controller = new AbortController()
-  const onClose = (): void => {
-    if (!res.writableFinished) controller.abort()
-  }
-  res.once('close', onClose)
-  return { signal: controller.signal, dispose: () => res.off('close', onClose) }
 }
 
 /**

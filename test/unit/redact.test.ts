@@ -6,7 +6,7 @@ import { LogCapture } from '../helpers/log-capture.js'
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLWJ5dGVz'
 const serviceToken = 'svc_pat_0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg1a2B3c'
 
-t.test('token shapes are redacted wherever they appear in text', async (t) => {
+void t.test('token shapes are redacted wherever they appear in text', async (t) => {
   t.equal(redactSecrets(`a ${jwt} b`), `a ${REDACTED} b`)
   t.equal(redactSecrets(`token=${serviceToken};`), `token=${REDACTED};`)
   t.equal(redactSecrets('Authorization: Bearer abc.def-ghi'), `Authorization: ${REDACTED}`)
@@ -14,13 +14,13 @@ t.test('token shapes are redacted wherever they appear in text', async (t) => {
   t.equal(redactSecrets('nothing secret /agents/a1'), 'nothing secret /agents/a1')
 })
 
-t.test('nested objects and arrays are redacted, not mutated', async (t) => {
+void t.test('nested objects and arrays are redacted, not mutated', async (t) => {
   const input = { a: [{ b: `x ${serviceToken}` }], c: 3 }
   t.same(redactDeep(input), { a: [{ b: `x ${REDACTED}` }], c: 3 })
   t.equal(input.a[0]?.b, `x ${serviceToken}`, 'the original is untouched')
 })
 
-t.test(
+void t.test(
   'errors keep their class, stack and code; message, stack and cause are redacted (regression)',
   async (t) => {
     const cause = new Error(`inner ${jwt}`)
@@ -44,7 +44,7 @@ t.test(
   },
 )
 
-t.test('credential fields are censored by path', async (t) => {
+void t.test('credential fields are censored by path', async (t) => {
   const logs = new LogCapture()
   createLogger({ level: 'info', destination: logs }).info(
     { headers: { authorization: 'opaque-key', cookie: 'session=abc' }, token: 'plain' },

@@ -23,7 +23,7 @@ async function portcullis(
   return { code, stdout: child.stdout.join('\n'), stderr: child.stderr.join('\n') }
 }
 
-t.test('tokens create, list and revoke against a running gateway', async (t) => {
+void t.test('tokens create, list and revoke against a running gateway', async (t) => {
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
@@ -109,7 +109,7 @@ t.test('tokens create, list and revoke against a running gateway', async (t) => 
   t.match(unknown.stderr, /no active service account named 'nobody'/)
 })
 
-t.test('tokens commands explain a rejected or missing credential', async (t) => {
+void t.test('tokens commands explain a rejected or missing credential', async (t) => {
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
@@ -129,7 +129,7 @@ t.test('tokens commands explain a rejected or missing credential', async (t) => 
   t.match(missing.stderr, /set PORTCULLIS_ADMIN_TOKEN \(or OS_SECURITY_KEY\)/)
 })
 
-t.test('keys generate and jwt mint produce tokens the gateway accepts', async (t) => {
+void t.test('keys generate and jwt mint produce tokens the gateway accepts', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-keys-'))
   const generated = await portcullis(t, [
     'keys',
@@ -195,7 +195,7 @@ t.test('keys generate and jwt mint produce tokens the gateway accepts', async (t
   t.equal(denied.status, 403, 'and nothing more')
 })
 
-t.test('migrate applies the schema once', async (t) => {
+void t.test('migrate applies the schema once', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-migrate-'))
   const env = { PORTCULLIS_DATA_DIR: join(dir, 'db'), OS_SECURITY_KEY: 'k' }
   const first = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)

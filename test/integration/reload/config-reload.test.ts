@@ -49,7 +49,7 @@ async function gatewayFromFile(t: Teardown, path: string) {
   return { gateway, running, reloader, logs, status }
 }
 
-t.test(
+void t.test(
   'a valid file replaces the running config; an invalid one is refused and the old stays',
   async (t) => {
     const runtime = await startRuntime(t)
@@ -85,7 +85,7 @@ t.test(
   },
 )
 
-t.test('a request in flight finishes under the config it started with', async (t) => {
+void t.test('a request in flight finishes under the config it started with', async (t) => {
   const runtime = await startRuntime(t)
   const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
   await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
@@ -98,7 +98,7 @@ t.test('a request in flight finishes under the config it started with', async (t
   t.equal(await status('key-a', '/slow?ms=1'), 401)
 })
 
-t.test('restart-only keys are reported and keep their running values', async (t) => {
+void t.test('restart-only keys are reported and keep their running values', async (t) => {
   const runtime = await startRuntime(t)
   const other = await startRuntime(t)
   const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
@@ -113,7 +113,7 @@ t.test('restart-only keys are reported and keep their running values', async (t)
   t.equal(other.requests.length, 0)
 })
 
-t.test('a config that fails to build keeps the old generation serving', async (t) => {
+void t.test('a config that fails to build keeps the old generation serving', async (t) => {
   const runtime = await startRuntime(t)
   const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
   await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
@@ -130,7 +130,7 @@ t.test('a config that fails to build keeps the old generation serving', async (t
   t.equal(await status('key-a'), 200, 'the previous generation still answers')
 })
 
-t.test('server.watch_config reloads when the file changes', async (t) => {
+void t.test('server.watch_config reloads when the file changes', async (t) => {
   const runtime = await startRuntime(t)
   const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
   const watched = (key: string): Sections =>
@@ -147,7 +147,7 @@ t.test('server.watch_config reloads when the file changes', async (t) => {
   t.equal(current, 200, 'the new key works without a signal')
 })
 
-t.test('portcullis serve reloads on SIGHUP', async (t) => {
+void t.test('portcullis serve reloads on SIGHUP', async (t) => {
   const runtime = await startRuntime(t)
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-reload-'))
   const path = join(dir, 'portcullis.yaml')

@@ -75,19 +75,19 @@ const refused: [raw: string, why: string][] = [
   ['/agents"', 'quote'],
 ]
 
-t.test('accepted targets canonicalize to one meaning', async (t) => {
+void t.test('accepted targets canonicalize to one meaning', async (t) => {
   for (const [raw, path, forwardPath, query] of accepted) {
     t.same(canonicalizeTarget(raw), { path, forwardPath, query }, raw)
   }
 })
 
-t.test('ambiguous targets are refused with INVALID_PATH', async (t) => {
+void t.test('ambiguous targets are refused with INVALID_PATH', async (t) => {
   for (const [raw, why] of refused) {
     t.throws(() => canonicalizeTarget(raw), { code: 'INVALID_PATH', status: 400 }, `${why}: ${raw}`)
   }
 })
 
-t.test('the forwarded path decodes back to the decision path', async (t) => {
+void t.test('the forwarded path decodes back to the decision path', async (t) => {
   for (const [raw] of accepted) {
     const { path, forwardPath } = canonicalizeTarget(raw)
     t.equal(decodeURIComponent(forwardPath), path, raw)
