@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import type { Config } from './config/schema.js'
 import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
+import { AccessLog } from './access-log.js'
 import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
 import { InFlight } from './http/in-flight.js'
@@ -82,6 +83,7 @@ export async function createGateway(
     upstream,
     serviceAccounts,
     inFlight: new InFlight(),
+    accessLog: new AccessLog(logger),
     webSockets: new WebSocketAdmission({
       maxConnections: config.server.max_websocket_connections,
       maxPerClient: config.server.max_websocket_connections_per_client,

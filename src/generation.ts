@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
+import type { AccessLog } from './access-log.js'
 import { DEFAULT_EXCLUDED_ROUTES, ExcludedRoutes } from './auth/excluded-routes.js'
 import { JwtVerifier } from './auth/jwt/index.js'
 import { AuthPipeline } from './auth/pipeline.js'
@@ -36,6 +37,7 @@ export interface SharedParts {
   readonly upstream: UpstreamClient
   readonly serviceAccounts: ServiceAccounts | undefined
   readonly inFlight: InFlight
+  readonly accessLog: AccessLog
   readonly webSockets: WebSocketAdmission
 }
 
@@ -149,7 +151,7 @@ export async function createGeneration(
       inFlight: shared.inFlight,
       trustedProxies,
       allowedOrigins: config.cors.allowed_origins,
-      accessLog: config.logging.access_log,
+      accessLog: config.logging.access_log ? shared.accessLog : undefined,
       maxHeadersCount: config.server.max_headers_count,
       stages: [
         ...surfaces.beforeAuthentication,

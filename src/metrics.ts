@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { BoundLabels } from './bound-labels.js'
 
 const LATENCY_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
@@ -105,6 +106,30 @@ export class Metrics {
     ],
     registers: [this.registry],
   })
+
+  readonly #requestCounts = new BoundLabels((values) => this.requests.labels(...values))
+  readonly #requestDurations = new BoundLabels((values) => this.requestDuration.labels(...values))
+  readonly #upstreamDurations = new BoundLabels((values) => this.upstreamDuration.labels(...values))
+  readonly #authOutcomes = new BoundLabels((values) => this.authOutcomes.labels(...values))
+  readonly #authDurations = new BoundLabels((values) => this.authDuration.labels(...values))
+
+  /** One answered request (the hot path: label combinations are bound once). */
+  countRequest(method: string, route: string, status: number, seconds: number): void {
+    this.#requestCounts.get(method, route, String(status)).inc()
+    this.#requestDurations.get(method, route).observe(seconds)
+  }
+
+  observeUpstream(route: string, seconds: number): void {
+    this.#upstreamDurations.get(route).observe(seconds)
+  }
+
+  countAuthOutcome(credential: string, outcome: 'allowed' | 'denied', reason: string): void {
+    this.#authOutcomes.get(credential, outcome, reason).inc()
+  }
+
+  observeAuth(credential: string, seconds: number): void {
+    this.#authDurations.get(credential).observe(seconds)
+  }
 
   constructor(options: { collectProcessMetrics?: boolean } = {}) {
     if (options.collectProcessMetrics !== false) {

@@ -1,10 +1,6 @@
 import type { BenchReport, ScenarioSummary } from '../lib/types.js'
 import type { TargetResult } from './targets.js'
 
-/** Marks prose that the hot-path work (issue 8 point 3) is to write; the numbers are real. */
-export const ANALYSIS_PLACEHOLDER =
-  '<!-- ANALYSIS PLACEHOLDER: why, and what was done about it (issue 8 point 3). -->'
-
 function describe(s: ScenarioSummary | undefined): string {
   if (s === undefined) return 'not measured'
   return `${Math.round(s.rps).toLocaleString('en-US')} req/s, ${s.cpuUsPerRequest.toFixed(1)} µs CPU per request, its process busy ${(s.sutCores * 100).toFixed(0)} % of a core`

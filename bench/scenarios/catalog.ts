@@ -2,6 +2,7 @@
 
 export type SystemKey =
   | 'upstream'
+  | 'node-floor'
   | 'nginx'
   | 'haproxy'
   | 'haproxy-jwt'
@@ -48,6 +49,7 @@ const scenario = (
 export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
   scenario('direct', 'direct to the upstream', 'upstream', 'none'),
   scenario('nginx', 'nginx plain proxy (1 worker)', 'nginx', 'none'),
+  scenario('node-floor', 'bare Node proxy (node:http + undici, no logic)', 'node-floor', 'none'),
   scenario('haproxy', 'HAProxy plain proxy', 'haproxy', 'none'),
   scenario('haproxy-jwt', 'HAProxy jwt_verify RS256', 'haproxy-jwt', 'rs256-same'),
   scenario('pc-excluded', 'Portcullis, excluded route (/health)', 'gw-main', 'none', EXCLUDED_PATH),

@@ -9,7 +9,7 @@ import type { RunningGateway } from '../systems/gateway.js'
 import { startHaproxy } from '../systems/haproxy.js'
 import { startNginx } from '../systems/nginx.js'
 import type { RunningSystem } from '../systems/system.js'
-import { startUpstream } from '../systems/upstream.js'
+import { startBareProxy, startUpstream } from '../systems/upstream.js'
 import type { CredentialKey, SystemKey } from './catalog.js'
 import { forge, jwtMaterial, securityKey, type JwtMaterial } from './credentials.js'
 import { startGateways } from './world-gateways.js'
@@ -101,6 +101,9 @@ export async function buildWorld(
       world.unavailable.set(key, `failed to start: ${String(error).split('\n')[0]}`)
       log(`! ${key}: ${String(error)}`)
     }
+  }
+  if (needed.has('node-floor')) {
+    await attempt('node-floor', () => startBareProxy(dir, upstream.baseUrl, pinning.sut))
   }
   if (needed.has('nginx')) {
     if (tools.nginx === null)

@@ -6,12 +6,32 @@ import { freePort, waitForHttp } from '../lib/net.js'
 import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './system.js'
 
 const SERVER = fileURLToPath(new URL('../upstream/server.ts', import.meta.url))
+const BARE_PROXY = fileURLToPath(new URL('../upstream/bare-proxy.ts', import.meta.url))
 
 /** The minimal node:http upstream, in its own process. */
 export async function startUpstream(dir: string, cpus: string | null): Promise<RunningSystem> {
+  return startNodeServer('upstream', SERVER, [], dir, cpus)
+}
+
+/** node:http + an undici pool with no logic: the floor under any Node proxy (and Portcullis). */
+export async function startBareProxy(
+  dir: string,
+  upstreamUrl: string,
+  cpus: string | null,
+): Promise<RunningSystem> {
+  return startNodeServer('node-floor', BARE_PROXY, [upstreamUrl], dir, cpus)
+}
+
+async function startNodeServer(
+  name: string,
+  script: string,
+  args: readonly string[],
+  dir: string,
+  cpus: string | null,
+): Promise<RunningSystem> {
   const port = await freePort()
-  const out = logFile(join(dir, 'upstream.log'))
-  const child = start(process.execPath, ['--import', 'tsx', SERVER, String(port)], {
+  const out = logFile(join(dir, `${name}.log`))
+  const child = start(process.execPath, ['--import', 'tsx', script, String(port), ...args], {
     cpus,
     stdio: ['ignore', out.fd, out.fd],
   })
@@ -19,9 +39,9 @@ export async function startUpstream(dir: string, cpus: string | null): Promise<R
   const log = out.path
   const baseUrl = `http://127.0.0.1:${port}`
   try {
-    await waitForHttp(`${baseUrl}/health`, 'the upstream', isAlive(child), 20_000)
+    await waitForHttp(`${baseUrl}/health`, `the ${name}`, isAlive(child), 20_000)
   } catch (error) {
     throw new Error(`${String(error)}\n${tail(log)}`, { cause: error })
   }
-  return runningSystem('upstream', baseUrl, child)
+  return runningSystem(name, baseUrl, child)
 }

@@ -109,21 +109,14 @@ export class AuthPipeline {
     try {
       principal = await this.authenticate(request, credential)
       const authorization = this.#deps.authorizer.authorize(principal, request.method, request.path)
-      metrics?.authOutcomes.inc({ credential: principal.kind, outcome: 'allowed', reason: 'ok' })
+      metrics?.countAuthOutcome(principal.kind, 'allowed', 'ok')
       return { principal, authorization, public: false }
     } catch (error) {
       const reason = toGatewayError(error).reason ?? 'internal'
-      metrics?.authOutcomes.inc({
-        credential: principal?.kind ?? credentialOf(reason),
-        outcome: 'denied',
-        reason,
-      })
+      metrics?.countAuthOutcome(principal?.kind ?? credentialOf(reason), 'denied', reason)
       throw error
     } finally {
-      metrics?.authDuration.observe(
-        { credential: principal?.kind ?? 'none' },
-        (performance.now() - startedAt) / 1000,
-      )
+      metrics?.observeAuth(principal?.kind ?? 'none', (performance.now() - startedAt) / 1000)
     }
   }
 

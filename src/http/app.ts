@@ -1,4 +1,5 @@
 import Koa, { type Middleware } from 'koa'
+import type { AccessLog } from '../access-log.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
 import type { TrustedProxies } from './client-address.js'
@@ -14,7 +15,7 @@ export interface AppDeps {
   readonly inFlight: InFlight
   readonly trustedProxies: TrustedProxies
   readonly allowedOrigins: readonly string[]
-  readonly accessLog: boolean
+  readonly accessLog: AccessLog | undefined
   readonly maxHeadersCount: number
   /** The decision stages (authenticate, authorize, identity, local routes), in order. */
   readonly stages: readonly Middleware<GatewayState>[]

@@ -1,9 +1,13 @@
 import { BlockList, isIP } from 'node:net'
 
+const MAX_REMEMBERED = 4_096
+
 /** Peers whose X-Forwarded-* headers are believed (server.trusted_proxies). */
 export class TrustedProxies {
   readonly #list = new BlockList()
   readonly #empty: boolean
+  // BlockList.check builds a SocketAddress per call; a gateway sees few distinct peers.
+  readonly #answers = new Map<string, boolean>()
 
   constructor(entries: readonly string[]) {
     this.#empty = entries.length === 0
@@ -17,9 +21,14 @@ export class TrustedProxies {
 
   has(address: string): boolean {
     if (this.#empty) return false
-    const family = isIP(address)
-    if (family === 0) return false
-    return this.#list.check(address, family === 6 ? 'ipv6' : 'ipv4')
+    let answer = this.#answers.get(address)
+    if (answer === undefined) {
+      const family = isIP(address)
+      answer = family !== 0 && this.#list.check(address, family === 6 ? 'ipv6' : 'ipv4')
+      if (this.#answers.size >= MAX_REMEMBERED) this.#answers.clear()
+      this.#answers.set(address, answer)
+    }
+    return answer
   }
 }
 

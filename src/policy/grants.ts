@@ -2,6 +2,22 @@ import type { ResourceContext } from './resource-context.js'
 import { scopeCovers } from './scope-match.js'
 import { parseScope, type ParsedScope } from './scope.js'
 
+const MAX_REMEMBERED_SCOPES = 4_096
+const parsedScopes = new Map<string, ParsedScope>()
+
+/** Callers present the same few scope strings on every request: each is parsed once. */
+function parsedScope(scope: string, adminScope: string): ParsedScope {
+  const key = `${adminScope}\u0000${scope}`
+  let parsed = parsedScopes.get(key)
+  if (parsed === undefined) {
+    // Scopes come from tokens: a flood of distinct ones must not grow the table without bound.
+    if (parsedScopes.size >= MAX_REMEMBERED_SCOPES) parsedScopes.clear()
+    parsed = parseScope(scope, adminScope)
+    parsedScopes.set(key, parsed)
+  }
+  return parsed
+}
+
 /** Ids a caller may see in a listing: every one, or exactly these. */
 export type AccessibleIds = ReadonlySet<string> | 'all'
 
@@ -18,9 +34,9 @@ function effectiveRequirement(
   const parts = requirement.split(':')
   if (parts.length === 2 && context?.id !== undefined) {
     const action = parts[1] ?? ''
-    return parseScope(`${context.family}:${context.id}:${action}`, adminScope)
+    return parsedScope(`${context.family}:${context.id}:${action}`, adminScope)
   }
-  return parseScope(requirement, adminScope)
+  return parsedScope(requirement, adminScope)
 }
 
 /** Whether the caller's scopes satisfy one required scope template on a path (reference 1.3). */
@@ -32,7 +48,7 @@ export function satisfies(
 ): boolean {
   if (callerScopes.includes(adminScope)) return true
   const required = effectiveRequirement(requirement, context, adminScope)
-  return callerScopes.some((scope) => scopeCovers(parseScope(scope, adminScope), required))
+  return callerScopes.some((scope) => scopeCovers(parsedScope(scope, adminScope), required))
 }
 
 /** All requirements must hold (AND); each may be satisfied by a different scope. */
@@ -59,7 +75,7 @@ export function accessibleIds(
 ): AccessibleIds {
   const ids = new Set<string>()
   for (const scope of callerScopes) {
-    const parsed = parseScope(scope, adminScope)
+    const parsed = parsedScope(scope, adminScope)
     if (parsed.kind === 'admin') return 'all'
     if (parsed.kind === 'unknown') continue
     if (parsed.resource !== family || !actions.has(parsed.action)) continue

@@ -48,6 +48,15 @@ export class PgSqlClient implements SqlClient {
     }
   }
 
+  async queryPrepared(name: string, text: string, params: readonly unknown[]): Promise<SqlRow[]> {
+    try {
+      const result = await this.#pool.query<SqlRow>({ name, text, values: [...params] })
+      return result.rows
+    } catch (error) {
+      throw toStoreError(error)
+    }
+  }
+
   async transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
     let client: pg.PoolClient
     try {

@@ -30,6 +30,11 @@ export class PgliteSqlClient implements SqlClient {
     return guard(async () => (await this.#db.query<SqlRow>(text, [...params])).rows)
   }
 
+  /** In-process: there is no round trip to save, so this is a plain query. */
+  async queryPrepared(_name: string, text: string, params: readonly unknown[]): Promise<SqlRow[]> {
+    return this.query(text, params)
+  }
+
   async transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
     return guard(() =>
       this.#db.transaction(async (tx) =>

@@ -1,6 +1,24 @@
 import type { Principal } from '../auth/principal.js'
 import type { ServiceAccountRecord } from './store.js'
 
+const MAX_INTERNED_SCOPE_SETS = 10_000
+const scopeSets = new Map<string, readonly string[]>()
+
+/**
+ * Accounts share a handful of scope lists (the defaults, a few custom sets): each cached principal
+ * refers to one shared frozen copy instead of holding its own array and strings.
+ */
+function internScopes(scopes: readonly string[]): readonly string[] {
+  const key = JSON.stringify(scopes)
+  let shared = scopeSets.get(key)
+  if (shared === undefined) {
+    if (scopeSets.size >= MAX_INTERNED_SCOPE_SETS) scopeSets.clear()
+    shared = Object.freeze([...scopes])
+    scopeSets.set(key, shared)
+  }
+  return shared
+}
+
 /** The principal of a verified token (reference 5.7): scoped, always under authorization. */
 export function servicePrincipal(record: ServiceAccountRecord, credentialHash: string): Principal {
   return Object.freeze({
@@ -8,7 +26,7 @@ export function servicePrincipal(record: ServiceAccountRecord, credentialHash: s
     authenticated: true,
     userId: `sa:${record.name}`,
     sessionId: null,
-    scopes: Object.freeze([...record.scopes]),
+    scopes: internScopes(record.scopes),
     // Token scopes are enforced in every mode, open instances included (reference 6.11).
     authorizationEnabled: true,
     serviceAccount: Object.freeze({ id: record.id, name: record.name }),

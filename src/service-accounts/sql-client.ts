@@ -10,6 +10,11 @@ export interface SqlQueryable {
  * Adapters throw `StoreUnavailableError` for connection failures and timeouts.
  */
 export interface SqlClient extends SqlQueryable {
+  /**
+   * A statement run on every request (the token lookup): drivers that can keep it prepared per
+   * connection do, so the server parses and plans it once. `name` identifies the text.
+   */
+  queryPrepared(name: string, text: string, params: readonly unknown[]): Promise<SqlRow[]>
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>
   /**

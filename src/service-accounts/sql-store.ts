@@ -161,7 +161,8 @@ export class SqlServiceAccountStore implements ServiceAccountStore {
     value: string,
   ): Promise<ServiceAccountRecord | null> {
     return this.#run(operation, async () => {
-      const rows = await this.#client.query(
+      const rows = await this.#client.queryPrepared(
+        `portcullis_${operation}`,
         `SELECT ${ACCOUNT_COLUMNS} FROM portcullis_service_accounts WHERE ${condition}`,
         [value],
       )

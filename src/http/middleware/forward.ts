@@ -42,7 +42,7 @@ export function forward(deps: {
     const route = state.route
     if (state.rewriteResponse !== undefined) {
       const response = state.rewriteResponse(await upstream.fetch(request, BUFFERED_RESPONSE_LIMIT))
-      metrics.upstreamDuration.observe({ route }, (performance.now() - sentAt) / 1000)
+      metrics.observeUpstream(route, (performance.now() - sentAt) / 1000)
       ctx.status = response.status
       for (const [name, value] of Object.entries(response.headers)) {
         if (name !== 'content-length') ctx.set(name, value)
@@ -52,7 +52,7 @@ export function forward(deps: {
     }
     ctx.respond = false
     const outcome = await upstream.stream(ctx.res, request, () => {
-      metrics.upstreamDuration.observe({ route }, (performance.now() - sentAt) / 1000)
+      metrics.observeUpstream(route, (performance.now() - sentAt) / 1000)
     })
     if (outcome !== 'complete')
       state.errorReason = outcome === 'client_gone' ? 'client.gone' : 'upstream.failed_mid_stream'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { BenchReport, Sample, ScenarioSummary } from '../../../bench/lib/types.js'
 import { renderDoc } from '../../../bench/report/doc.js'
-import { ANALYSIS_PLACEHOLDER } from '../../../bench/report/doc-notes.js'
+import { analysisOf } from '../../../bench/report/analysis.js'
 import { disturbedSamples, summarize } from '../../../bench/report/summarize.js'
 import { markdownTable, textTable, throughputTable } from '../../../bench/report/table.js'
 import { evaluateTargets } from '../../../bench/report/targets.js'
@@ -162,6 +162,8 @@ void t.test(
       doc,
       /\| warm service-account token through Portcullis vs nginx plain proxy \| ≥ 0\.45 × \| 0\.44 × \| MISS \|/,
     )
-    t.ok(doc.includes(ANALYSIS_PLACEHOLDER))
+    t.ok(doc.includes(analysisOf('sa-vs-nginx')), 'a missed target carries its analysis')
+    t.notMatch(doc, /PLACEHOLDER/)
+    t.match(doc, /### What the hot-path work changed/)
   },
 )

@@ -1,0 +1,42 @@
+import t from 'tap'
+import { AccessLog } from '../../src/access-log.js'
+import { createLogger } from '../../src/logger.js'
+import { REDACTED } from '../../src/redact.js'
+import { LogCapture } from '../helpers/log-capture.js'
+
+const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLWJ5dGVz'
+const serviceToken = 'svc_pat_0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg1a2B3c'
+
+const record = {
+  req_id: 'r-1',
+  method: 'GET',
+  path: '/agents/a1',
+  status: 200,
+  duration_ms: 1.25,
+  client: '10.0.0.1',
+  route: '/agents/{agent_id}',
+  reason: undefined,
+}
+
+void t.test('access lines go to the main logger destination, as JSON', async (t) => {
+  const logs = new LogCapture()
+  new AccessLog(createLogger({ level: 'info', destination: logs })).write(record)
+  const [line] = logs.records()
+  t.match(line, { ...record, msg: 'request', service: 'portcullis', level: 30 })
+  t.type(line?.time, 'string')
+})
+
+void t.test('a token in the path or in a relayed request id is redacted', async (t) => {
+  const logs = new LogCapture()
+  const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
+  access.write({ ...record, path: `/agents/${jwt}`, req_id: serviceToken })
+  t.notMatch(logs.text, jwt)
+  t.notMatch(logs.text, serviceToken)
+  t.match(logs.records()[0], { path: `/agents/${REDACTED}`, req_id: REDACTED })
+})
+
+void t.test('the main logger level applies: nothing below it is written', async (t) => {
+  const logs = new LogCapture()
+  new AccessLog(createLogger({ level: 'warn', destination: logs })).write(record)
+  t.equal(logs.lines.length, 0)
+})
