@@ -37,5 +37,5 @@ export const HOT_PATH_CHANGES: readonly string[] = [
   'Metrics on the request path use label children bound once instead of hashing a label object per call.',
   'Parsed scopes, trusted-proxy answers and interned scope lists are memoized (each table bounded).',
   'The service-account token checksum is checked only on a cache miss (a malformed token is never cached); the token lookup is a named prepared statement on PostgreSQL.',
-  'Before and after, side by side on a quiet machine (`npm run bench -- --ref 593d394 --only nginx,pc-excluded,pc-sa-warm --rounds 2 --duration 5`, then the same without `--ref`): warm service-account token 111 → about 97 µs of CPU per request, excluded route 86 → about 80 µs.',
+  "Before and after, side by side on a quiet machine (`npm run bench -- --ref 593d394 --only nginx,pc-excluded,pc-sa-warm --rounds 2 --duration 5`, then the same without `--ref`): warm service-account token 111 → about 97 µs of CPU per request, excluded route 86 → about 80 µs. On this shared virtual machine the CPU per request of the same build varies by up to 1.7× between runs and even between rounds of one run (steal from neighbours is invisible to the harness's accounting), so compare rows of one run, and use `--ref` for before and after.",
 ]
