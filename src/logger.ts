@@ -59,6 +59,12 @@ const FLUSH_INTERVAL_MS = 1_000
  */
 function bufferedStdout(): DestinationStream {
   const stream = pino.destination({ dest: 1, sync: false, minLength: 4_096 })
-  setInterval(() => stream.flush(), FLUSH_INTERVAL_MS).unref()
+  setInterval(() => {
+    try {
+      stream.flush()
+    } catch {
+      // The stream was destroyed (standard output closed): there is nowhere left to write.
+    }
+  }, FLUSH_INTERVAL_MS).unref()
   return stream
 }

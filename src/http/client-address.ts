@@ -1,13 +1,12 @@
 import { BlockList, isIP } from 'node:net'
-
-const MAX_REMEMBERED = 4_096
+import { BoundedMemo } from '../bounded-memo.js'
 
 /** Peers whose X-Forwarded-* headers are believed (server.trusted_proxies). */
 export class TrustedProxies {
   readonly #list = new BlockList()
   readonly #empty: boolean
   // BlockList.check builds a SocketAddress per call; a gateway sees few distinct peers.
-  readonly #answers = new Map<string, boolean>()
+  readonly #answers = new BoundedMemo<boolean>(4_096)
 
   constructor(entries: readonly string[]) {
     this.#empty = entries.length === 0
@@ -21,14 +20,12 @@ export class TrustedProxies {
 
   has(address: string): boolean {
     if (this.#empty) return false
-    let answer = this.#answers.get(address)
-    if (answer === undefined) {
-      const family = isIP(address)
-      answer = family !== 0 && this.#list.check(address, family === 6 ? 'ipv6' : 'ipv4')
-      if (this.#answers.size >= MAX_REMEMBERED) this.#answers.clear()
-      this.#answers.set(address, answer)
-    }
-    return answer
+    return this.#answers.lookup(address) ?? this.#answers.remember(address, this.#check(address))
+  }
+
+  #check(address: string): boolean {
+    const family = isIP(address)
+    return family !== 0 && this.#list.check(address, family === 6 ? 'ipv6' : 'ipv4')
   }
 }
 

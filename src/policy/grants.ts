@@ -1,21 +1,15 @@
+import { BoundedMemo } from '../bounded-memo.js'
 import type { ResourceContext } from './resource-context.js'
 import { scopeCovers } from './scope-match.js'
 import { parseScope, type ParsedScope } from './scope.js'
 
-const MAX_REMEMBERED_SCOPES = 4_096
-const parsedScopes = new Map<string, ParsedScope>()
+// Scopes come from tokens: a flood of distinct ones must not grow the table without bound.
+const parsedScopes = new BoundedMemo<ParsedScope>(4_096)
 
 /** Callers present the same few scope strings on every request: each is parsed once. */
 function parsedScope(scope: string, adminScope: string): ParsedScope {
   const key = `${adminScope}\u0000${scope}`
-  let parsed = parsedScopes.get(key)
-  if (parsed === undefined) {
-    // Scopes come from tokens: a flood of distinct ones must not grow the table without bound.
-    if (parsedScopes.size >= MAX_REMEMBERED_SCOPES) parsedScopes.clear()
-    parsed = parseScope(scope, adminScope)
-    parsedScopes.set(key, parsed)
-  }
-  return parsed
+  return parsedScopes.lookup(key) ?? parsedScopes.remember(key, parseScope(scope, adminScope))
 }
 
 /** Ids a caller may see in a listing: every one, or exactly these. */

@@ -1,8 +1,8 @@
+import { BoundedMemo } from '../bounded-memo.js'
 import type { Principal } from '../auth/principal.js'
 import type { ServiceAccountRecord } from './store.js'
 
-const MAX_INTERNED_SCOPE_SETS = 10_000
-const scopeSets = new Map<string, readonly string[]>()
+const scopeLists = new BoundedMemo<readonly string[]>(10_000)
 
 /**
  * Accounts share a handful of scope lists (the defaults, a few custom sets): each cached principal
@@ -10,13 +10,7 @@ const scopeSets = new Map<string, readonly string[]>()
  */
 function internScopes(scopes: readonly string[]): readonly string[] {
   const key = JSON.stringify(scopes)
-  let shared = scopeSets.get(key)
-  if (shared === undefined) {
-    if (scopeSets.size >= MAX_INTERNED_SCOPE_SETS) scopeSets.clear()
-    shared = Object.freeze([...scopes])
-    scopeSets.set(key, shared)
-  }
-  return shared
+  return scopeLists.lookup(key) ?? scopeLists.remember(key, Object.freeze([...scopes]))
 }
 
 /** The principal of a verified token (reference 5.7): scoped, always under authorization. */

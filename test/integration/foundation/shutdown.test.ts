@@ -113,3 +113,19 @@ void t.test(
     )
   },
 )
+
+void t.test(
+  'a quiet gateway still writes its lines: buffered standard output is flushed every second',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const { child, url } = await serve(t, runtime.url)
+    t.equal((await httpRequest(url, { path: '/health' })).status, 200)
+    // One short line is far below the 4 KiB block: only the periodic flush can send it.
+    const line = await child.line(
+      (text) => text.includes('"msg":"request"') && text.includes('"path":"/health"'),
+      'the access line of the only request',
+    )
+    t.match(JSON.parse(line), { method: 'GET', path: '/health', status: 200 })
+    t.equal(child.process.exitCode, null, 'written while the gateway keeps running')
+  },
+)

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { request } from 'node:http'
+import { createServer, request, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { Child, tsxArgs } from '../../helpers/child-process.js'
 import { PASS_THROUGH_AUTH, startFoundationGateway } from '../../helpers/foundation.js'
@@ -87,6 +88,39 @@ void t.test('/stream ticks reach the client one by one', async (t) => {
     [0, 1, 2, 3, 4].map((index) => ({ index, total: 5 })),
   )
 })
+
+void t.test(
+  "an event stream's headers reach the client before its first event (regression)",
+  async (t) => {
+    let held: ServerResponse | undefined
+    const upstream = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      res.flushHeaders()
+      held = res
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => {
+      upstream.closeAllConnections()
+      upstream.close()
+    })
+    const port = (upstream.address() as AddressInfo).port
+    const gateway = await startFoundationGateway(t, {
+      upstream: { url: `http://127.0.0.1:${port}` },
+    })
+
+    // The upstream sends no event until told to: a gateway that kept the headers back until the
+    // first body bytes would leave this fetch waiting.
+    const response = await within(fetch(`${gateway.url}/events`), 'the headers alone', 5_000)
+    t.equal(response.status, 200)
+    t.match(response.headers.get('content-type'), /^text\/event-stream/)
+    held?.end('data: {"index":0}\n\n')
+    const data: string[] = []
+    for await (const message of sseMessages(response.body as AsyncIterable<Uint8Array>))
+      data.push(message.data)
+    t.same(data, ['{"index":0}'])
+  },
+)
 
 /** Multipart body of one file of `size` pseudo-random bytes, produced chunk by chunk. */
 function multipartUpload(size: number, boundary: string) {

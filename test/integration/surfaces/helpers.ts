@@ -3,10 +3,7 @@
  * the reference's fixtures (J, JI, S, O), tokens, accounts and a JSON WebSocket client.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
 import type { OutgoingHttpHeaders } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { AgentRuntime, RecordedRequest } from '../../../demo/runtime/index.js'
 import { mintToken } from '../../../src/service-accounts/token-format.js'
 import {
@@ -15,16 +12,13 @@ import {
   type Teardown,
   type TestGateway,
 } from '../../helpers/gateway.js'
-import { fixtures, signJwt } from '../../helpers/jwt.js'
 import { httpRequest } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
 import { WsClient } from '../../helpers/websocket.js'
+import { ADMIN, K, now } from '../../conformance/fixtures.js'
 
-export const K = fixtures.hmacSecret()
-export const ADMIN = 'os:admin'
-export const ip = (scopes: string): string =>
-  `Insufficient permissions. Required scope(s): ${scopes}`
-export const now = (): number => Math.floor(Date.now() / 1000)
+// The checklist's fixtures shared with the conformance suite (K, JWT(sc, sub), an own store).
+export { ADMIN, K, ip, jwt, now, withDatabase } from '../../conformance/fixtures.js'
 
 /** J: JWT RBAC on, HS256 with K; JI adds user isolation. No database unless added. */
 export function jConfig(auth: ConfigInput = {}, more: ConfigInput = {}): ConfigInput {
@@ -38,25 +32,6 @@ export function jConfig(auth: ConfigInput = {}, more: ConfigInput = {}): ConfigI
 /** S: the security key `root-key`. */
 export function sConfig(more: ConfigInput = {}): ConfigInput {
   return { auth: { security_key: 'root-key' }, service_accounts: { enabled: false }, ...more }
-}
-
-/** An embedded store of its own, removed at teardown (O is this alone). */
-export function withDatabase(t: Teardown): ConfigInput {
-  const dir = mkdtempSync(join(tmpdir(), 'portcullis-surfaces-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return { service_accounts: { enabled: true }, database: { data_dir: dir } }
-}
-
-/** `JWT(sc, sub)`: HS256 with K, exp now + 1 h unless given. */
-export function jwt(
-  scopes: unknown,
-  options: { sub?: string | null; exp?: number; claims?: Record<string, unknown> } = {},
-): Promise<string> {
-  const claims: Record<string, unknown> = { ...options.claims, exp: options.exp ?? now() + 3600 }
-  if (scopes !== undefined) claims.scopes = scopes
-  const sub = options.sub === undefined ? 'alice' : options.sub
-  if (sub !== null) claims.sub = sub
-  return signJwt(claims, { alg: 'HS256', key: K })
 }
 
 export interface Reply {

@@ -7,6 +7,11 @@ import { GatewayError } from '../../../src/errors.js'
 import { IdentityEnforcer } from '../../../src/identity/index.js'
 import type { IdentityPlan, PlanInput } from '../../../src/identity/index.js'
 
+export {
+  serviceAccountPrincipal as serviceAccount,
+  SECURITY_KEY_PRINCIPAL as SECURITY_KEY,
+} from '../../helpers/principals.js'
+
 export { ANONYMOUS }
 
 /** A full config as the loader would produce it from these sections. */
@@ -39,30 +44,6 @@ export function jwtUser(
 }
 
 export const ADMIN = jwtUser('root', ['os:admin'])
-
-export function serviceAccount(name: string, scopes: string[] = ['agents:run']): Principal {
-  return {
-    kind: 'service_account',
-    authenticated: true,
-    userId: `sa:${name}`,
-    sessionId: null,
-    scopes,
-    authorizationEnabled: true,
-    serviceAccount: { id: `id-${name}`, name },
-    expiresAt: null,
-    credentialHash: `hash-${name}`,
-  }
-}
-
-export const SECURITY_KEY: Principal = {
-  kind: 'security_key',
-  authenticated: true,
-  userId: null,
-  sessionId: null,
-  scopes: null,
-  authorizationEnabled: false,
-  expiresAt: null,
-}
 
 export interface RequestSpec {
   principal?: Principal

@@ -1,0 +1,25 @@
+/**
+ * Remembers values that are costly to compute and asked for again and again (parsed scopes,
+ * metric label children, trusted-proxy answers, shared scope lists). The keys are few in
+ * practice; when they are not (a flood of distinct scopes in tokens, of client addresses), the
+ * table starts over at `max` entries instead of growing without bound.
+ */
+export class BoundedMemo<V> {
+  readonly #entries = new Map<string, V>()
+  readonly #max: number
+
+  constructor(max: number) {
+    this.#max = max
+  }
+
+  lookup(key: string): V | undefined {
+    return this.#entries.get(key)
+  }
+
+  /** Stores and returns `value`. */
+  remember(key: string, value: V): V {
+    if (this.#entries.size >= this.#max) this.#entries.clear()
+    this.#entries.set(key, value)
+    return value
+  }
+}
