@@ -1,16 +1,18 @@
 import type { Server } from 'node:http'
 import type { Config } from './config/schema.js'
+import { configWarnings } from './config/warnings.js'
 import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
 import { AccessLog } from './access-log.js'
 import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
 import { InFlight } from './http/in-flight.js'
 import type { ReadinessCheck } from './http/readiness.js'
-import { closeServer, createProxyServer, listen } from './http/servers.js'
+import { closeServer, createProxyServer, listenOrExplain } from './http/servers.js'
 import { UpstreamClient } from './http/upstream-client.js'
 import { WebSocketAdmission } from './http/websocket-limits.js'
 import { createLogger, type Logger } from './logger.js'
 import { Metrics } from './metrics.js'
+import { settingName, StartupError } from './startup-error.js'
 import {
   startServiceAccounts,
   type ServiceAccounts,
@@ -94,7 +96,11 @@ export async function createGateway(
     current = await createGeneration(config, shared)
   } catch (error) {
     await Promise.all([upstream.close(), serviceAccounts?.stop()])
-    throw error
+    // Keys, key files and identity settings are built here: what fails is the configuration.
+    const message = error instanceof Error ? error.message : String(error)
+    throw new StartupError('config', `the configuration cannot be applied: ${message}`, {
+      cause: error,
+    })
   }
   const live = new Set<Generation>([current])
   warnIfOpen(current, logger)
@@ -137,12 +143,22 @@ export async function createGateway(
     metrics,
     serviceAccounts,
     async start() {
-      const port = await listen(proxyServer, config.server.port, config.server.host)
-      const adminPort = await listen(
-        adminServer,
-        config.server.admin_port,
-        config.server.admin_host,
-      )
+      const port = await listenOrExplain(proxyServer, config.server.port, config.server.host, {
+        port: settingName('server.port', 'PORTCULLIS_PORT'),
+        host: 'server.host',
+      })
+      let adminPort: number
+      try {
+        adminPort = await listenOrExplain(
+          adminServer,
+          config.server.admin_port,
+          config.server.admin_host,
+          { port: settingName('server.admin_port', 'PORTCULLIS_ADMIN_PORT'), host: 'server.admin_host' },
+        )
+      } catch (error) {
+        await closeServer(proxyServer)
+        throw error
+      }
       const host =
         config.server.host === '0.0.0.0' || config.server.host === '::'
           ? '127.0.0.1'
@@ -213,8 +229,7 @@ export async function createGateway(
   }
 }
 
+/** The configuration's security warnings (the same `config check` prints), at every start and reload. */
 function warnIfOpen(generation: Generation, logger: Logger): void {
-  if (generation.mode.mode === 'none') {
-    logger.warn('no JWT source and no security key: running open, anonymous requests are forwarded')
-  }
+  for (const warning of configWarnings(generation.config)) logger.warn(warning)
 }

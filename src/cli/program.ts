@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
-import { ConfigError } from '../config/load.js'
+import { EXIT_CODES } from '../startup-error.js'
 import { registerConfigCommands } from './config-command.js'
-import { CliError } from './gateway-client.js'
+import { reportFailure } from './failure.js'
 import { registerJwtCommands } from './jwt-command.js'
 import { registerKeysCommands } from './keys-command.js'
 import { registerMigrateCommand } from './migrate-command.js'
@@ -10,11 +11,25 @@ import { registerTokensCommands } from './tokens-command.js'
 
 export { DEFAULT_CONFIG_PATH } from './defaults.js'
 
+/** The package version, read from package.json (two levels up from src/cli and dist/cli). */
+function packageVersion(): string {
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8')
+  return (JSON.parse(text) as { version: string }).version
+}
+
+/** The exit-code table as `--help` prints it. */
+export function exitCodeHelp(): string {
+  const rows = Object.values(EXIT_CODES).map(({ code, meaning }) => `  ${code}  ${meaning}`)
+  return `\nExit codes:\n${rows.join('\n')}\n`
+}
+
 /** The `portcullis` command line. */
 export function createProgram(): Command {
   const program = new Command('portcullis')
     .description('Authentication gateway for AgentOS agent runtimes')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError()
+    .addHelpText('after', exitCodeHelp())
   registerServeCommand(program)
   registerConfigCommands(program)
   registerTokensCommands(program)
@@ -24,19 +39,12 @@ export function createProgram(): Command {
   return program
 }
 
-/** Runs the CLI; user errors print one line and exit non-zero (2 for configuration errors). */
+/** Runs the CLI; a failure prints one line (see reportFailure) and exits with its code. */
 export async function runCli(argv: readonly string[]): Promise<void> {
   try {
     await createProgram().parseAsync([...argv])
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`)
-      process.exit(2)
-    }
-    if (error instanceof CliError) {
-      process.stderr.write(`portcullis: ${error.message}\n`)
-      process.exit(1)
-    }
-    throw error
+    // Exit now: a half-started gateway may still hold handles that would keep the process up.
+    process.exit(reportFailure(error, (text) => process.stderr.write(text)))
   }
 }

@@ -1,9 +1,10 @@
 import type { Command } from 'commander'
-import { loadConfig } from '../config/load.js'
+import { inspectConfig } from '../config/load.js'
 import { ConfigReloader } from '../config-reloader.js'
-import { createGateway } from '../gateway.js'
+import { createGateway, type Gateway } from '../gateway.js'
 import { createLogger } from '../logger.js'
 import { DEFAULT_CONFIG_PATH } from './defaults.js'
+import { showStackTraces } from './failure.js'
 
 export function registerServeCommand(program: Command): void {
   program
@@ -17,13 +18,31 @@ export function registerServeCommand(program: Command): void {
 
 async function serve(configPath: string): Promise<void> {
   // A ConfigError here reaches runCli, which prints every problem and exits 2 before anything listens.
-  const config = loadConfig(configPath, { env: process.env })
+  const { config, warnings } = inspectConfig(configPath, { env: process.env })
+  showStackTraces(config.logging.level)
   const logger = createLogger({ level: config.logging.level })
+  // The gateway logs the security warnings itself (on every reload too); the rest are the file's.
+  for (const warning of warnings.filter((text) => text.startsWith('the file'))) {
+    logger.warn({ config: configPath }, warning)
+  }
+  // A StartupError (port in use, store unusable) reaches runCli: one line and its exit code.
   const gateway = await createGateway(config, { logger })
-  await gateway.start()
+  try {
+    await gateway.start()
+  } catch (error) {
+    await gateway.stop().catch(() => undefined)
+    throw error
+  }
   const reloader = new ConfigReloader(configPath, gateway, logger, process.env)
   if (config.server.watch_config) await reloader.watch()
+  handleSignals(gateway, reloader, logger)
+}
 
+function handleSignals(
+  gateway: Gateway,
+  reloader: ConfigReloader,
+  logger: ReturnType<typeof createLogger>,
+): void {
   let stopping = false
   const shutdown = (signal: string): void => {
     if (stopping) return

@@ -27,18 +27,47 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
 
 type Tree = Record<string, unknown>
 
+/** A config key filled from the environment, so that errors can name the variable. */
+export interface EnvOrigin {
+  readonly env: string
+  /** The value as it may be shown in an error (absent for secrets). */
+  readonly shown: string | undefined
+}
+
+export interface AppliedEnvironment {
+  readonly tree: Tree
+  /** Dotted key path → the variable that filled it. */
+  readonly origins: ReadonlyMap<string, EnvOrigin>
+  /** Variables whose value cannot fill their key at all (a port that is not a number). */
+  readonly issues: readonly string[]
+}
+
+// Variables holding secrets: never repeated in an error message.
+const SECRET_VARIABLES = new Set(['JWT_VERIFICATION_KEY', 'OS_SECURITY_KEY', 'DATABASE_URL'])
+
 /** Returns a copy of the raw YAML tree with the environment bindings applied. */
 export function applyEnvironment(
   raw: Tree,
   env: Readonly<Record<string, string | undefined>>,
 ): Tree {
+  return applyEnvironmentWithOrigins(raw, env).tree
+}
+
+/** Like applyEnvironment, also saying which keys came from which variable. */
+export function applyEnvironmentWithOrigins(
+  raw: Tree,
+  env: Readonly<Record<string, string | undefined>>,
+): AppliedEnvironment {
   const tree = structuredClone(raw)
+  const origins = new Map<string, EnvOrigin>()
+  const issues: string[] = []
   for (const binding of ENV_BINDINGS) {
     const value = env[binding.env]
     if (value === undefined || value === '') continue
     const parent = ensureParent(tree, binding.path)
     if (parent === undefined) continue // the file has a non-object there; the schema reports it
     const key = binding.path[binding.path.length - 1] as string
+    const dotted = binding.path.join('.')
     if (binding.kind === 'append') {
       const current = parent[key]
       if (current === undefined || current === null) parent[key] = [value]
@@ -47,10 +76,22 @@ export function applyEnvironment(
       continue
     }
     if (parent[key] !== undefined && parent[key] !== null) continue
-    // A non-numeric value stays a string so that the schema names the key in its error.
-    parent[key] = binding.kind === 'number' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value
+    const shown = SECRET_VARIABLES.has(binding.env) ? undefined : withoutUserInfo(value)
+    if (binding.kind === 'number' && !/^\d+(\.\d+)?$/.test(value)) {
+      issues.push(
+        `${binding.env}=${JSON.stringify(shown)} (environment variable for ${dotted}): must be a non-negative number`,
+      )
+      continue
+    }
+    parent[key] = binding.kind === 'number' ? Number(value) : value
+    origins.set(dotted, { env: binding.env, shown })
   }
-  return tree
+  return { tree, origins, issues }
+}
+
+/** A URL's `user:password@` is removed before the value is shown. */
+function withoutUserInfo(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1')
 }
 
 function ensureParent(tree: Tree, path: readonly string[]): Tree | undefined {

@@ -36,6 +36,17 @@ export function checkConfigRules(raw: RawConfig, config: Config, sources: Secret
     const problem = checkJwksFile(raw.auth.jwks_file, sources)
     if (problem !== undefined) issues.push(`auth.jwks_file: ${problem}`)
   }
+  const signing = raw.identity.assertion
+  if (signing.enabled && signing.signing_keys_file !== null) {
+    try {
+      sources.readFile(signing.signing_keys_file)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable'
+      issues.push(
+        `identity.assertion.signing_keys_file: cannot read file ${signing.signing_keys_file} (${code})`,
+      )
+    }
+  }
   if (new URL(config.upstream.url).pathname !== '/') {
     issues.push(
       'upstream.url: must not have a path; the gateway forwards the canonical request path as is',
@@ -57,8 +68,11 @@ function checkJwksFile(path: string, sources: SecretSources): string | undefined
   let text: string
   try {
     text = sources.readFile(path)
-  } catch {
-    return `JWKS file not found: ${path}`
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === undefined || code === 'ENOENT'
+      ? `JWKS file not found: ${path}`
+      : `cannot read the JWKS file ${path} (${code})`
   }
   try {
     const parsed: unknown = JSON.parse(text)

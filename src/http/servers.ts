@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http'
 import type { Config } from '../config/schema.js'
+import { describeSystemError, StartupError } from '../startup-error.js'
 
 const CLIENT_ERROR_STATUS: Record<string, number> = {
   HPE_HEADER_OVERFLOW: 431,
@@ -51,6 +52,35 @@ export async function listen(server: Server, port: number, host: string): Promis
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('server has no TCP address')
   return address.port
+}
+
+/**
+ * `listen`, with a failure turned into a StartupError naming the address, the settings that
+ * control it and the reason in words (exit code 3).
+ */
+export async function listenOrExplain(
+  server: Server,
+  port: number,
+  host: string,
+  settings: { port: string; host: string },
+): Promise<number> {
+  try {
+    return await listen(server, port, host)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
+    const controls =
+      code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? settings.host
+        : settings.port
+    const why =
+      (code === 'EACCES' || code === 'EPERM') && port < 1024
+        ? 'permission denied (ports below 1024 need privileges)'
+        : describeSystemError(error)
+    throw new StartupError('listen', `cannot listen on ${address} (${controls}): ${why}`, {
+      cause: error,
+    })
+  }
 }
 
 export async function closeServer(server: Server): Promise<void> {

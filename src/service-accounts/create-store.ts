@@ -1,14 +1,20 @@
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
+import { describeSystemError, settingName, StartupError } from '../startup-error.js'
 import type { ServiceAccountMetrics } from './metrics.js'
 import { PgSqlClient } from './pg-client.js'
 import { PgliteSqlClient } from './pglite-client.js'
 import { SqlServiceAccountStore } from './sql-store.js'
 import type { ServiceAccountStore } from './store.js'
+import { StoreUnavailableError } from './store-errors.js'
+
+const DATA_DIR_SETTING = settingName('database.data_dir', 'PORTCULLIS_DATA_DIR')
+const URL_SETTING = settingName('database.url', 'DATABASE_URL')
 
 /**
  * PostgreSQL when `database.url` is set, otherwise the embedded PGlite in `database.data_dir`.
- * The caller runs `migrate()` before use and `close()` at shutdown.
+ * The caller runs `migrate()` before use and `close()` at shutdown. A data directory that cannot
+ * be used is a StartupError naming the setting.
  */
 export async function createServiceAccountStore(
   config: Config['database'],
@@ -16,11 +22,58 @@ export async function createServiceAccountStore(
   metrics?: ServiceAccountMetrics,
 ): Promise<ServiceAccountStore> {
   const url = config.url
-  const client =
-    url === null
-      ? await PgliteSqlClient.open(config.data_dir)
-      : new PgSqlClient({ ...config, url }, logger)
-  if (url === null)
-    logger.info({ data_dir: config.data_dir }, 'service accounts in embedded PGlite')
-  return new SqlServiceAccountStore(client, { logger, metrics })
+  const client = url === null ? await openEmbedded(config.data_dir, logger) : undefined
+  return new SqlServiceAccountStore(client ?? new PgSqlClient({ ...config, url: url ?? '' }, logger), {
+    logger,
+    metrics,
+  })
+}
+
+async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlClient> {
+  let client: PgliteSqlClient
+  try {
+    client = await PgliteSqlClient.open(dataDir)
+  } catch (error) {
+    throw new StartupError(
+      'store',
+      `cannot use the embedded store's data directory ${dataDir} (${DATA_DIR_SETTING}): ${describeSystemError(error)}`,
+      { cause: error },
+    )
+  }
+  const { startup } = client
+  if (startup.repairedBeforeOpen.repaired > 0) {
+    logger.warn(
+      {
+        data_dir: startup.dataDir,
+        repaired: startup.repairedBeforeOpen.repaired,
+        writable_by_others: startup.repairedBeforeOpen.writableByOthers,
+      },
+      'the data directory gave its group or others access; made private (directories 0700, files 0600)',
+    )
+  }
+  if (startup.initialised) {
+    logger.info(
+      { data_dir: startup.dataDir, peak_rss_bytes: startup.initialisePeakRssBytes },
+      'embedded store initialised (files private to this user)',
+    )
+  }
+  logger.info({ data_dir: startup.dataDir }, 'service accounts in embedded PGlite')
+  return client
+}
+
+/**
+ * A store that failed while starting (unreachable, refused the credentials, a migration failed)
+ * as a StartupError naming the database setting.
+ */
+export function explainStoreStartFailure(config: Config['database'], error: unknown): StartupError {
+  if (error instanceof StartupError) return error
+  const what =
+    config.url === null
+      ? `the embedded store in ${config.data_dir} (${DATA_DIR_SETTING})`
+      : `the database (${URL_SETTING})`
+  const reason =
+    error instanceof StoreUnavailableError || !(error instanceof Error)
+      ? describeSystemError(error)
+      : error.message
+  return new StartupError('store', `cannot start ${what}: ${reason}`, { cause: error })
 }

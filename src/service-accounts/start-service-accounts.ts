@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
-import { createServiceAccountStore } from './create-store.js'
+import { createServiceAccountStore, explainStoreStartFailure } from './create-store.js'
 import { createServiceAccountMetrics } from './metrics.js'
 import { ServiceAccountVerifier } from './service-account-verifier.js'
 import type { ServiceAccountStore } from './store.js'
@@ -41,6 +41,6 @@ export async function startServiceAccounts(
     }
   } catch (error) {
     await store.close().catch(() => undefined)
-    throw error
+    throw explainStoreStartFailure(config.database, error)
   }
 }

@@ -139,7 +139,10 @@ export const serverSchema = z
 export const upstreamSchema = z
   .strictObject({
     url: z
-      .url({ protocol: /^https?$/ })
+      .url({
+        protocol: /^https?$/,
+        error: 'must be an http:// or https:// URL such as http://127.0.0.1:7777',
+      })
       .default('http://127.0.0.1:7777')
       .describe('Base URL of the agent runtime (AgentOS) that Portcullis protects.'),
     connect_timeout_ms: z
