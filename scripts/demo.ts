@@ -3,6 +3,7 @@ import { startAgentRuntime } from '../demo/runtime/index.js'
 import { loadConfig } from '../src/config/load.js'
 import { createGateway } from '../src/gateway.js'
 import { createLogger } from '../src/logger.js'
+import { watchAncestors } from './watch-ancestors.js'
 
 // The demo: the AgentOS-like runtime on 7777, the gateway on 8080 in front of it (security-key
 // mode, embedded store), and the calls to try. Ports can be moved with PORTCULLIS_PORT etc.
@@ -10,7 +11,12 @@ const securityKey = process.env.OS_SECURITY_KEY ?? `demo-${randomBytes(12).toStr
 const runtimePort = Number(process.env.DEMO_RUNTIME_PORT ?? 7777)
 const runtime = await startAgentRuntime({ port: runtimePort, sseIntervalMs: 300 })
 const config = loadConfig('config/demo.yaml', {
-  env: { ...process.env, OS_SECURITY_KEY: securityKey, PORTCULLIS_UPSTREAM_URL: runtime.url },
+  env: {
+    ...process.env,
+    OS_SECURITY_KEY: securityKey,
+    PORTCULLIS_UPSTREAM_URL: runtime.url,
+    PORTCULLIS_DATA_DIR: process.env.PORTCULLIS_DATA_DIR ?? 'data/demo',
+  },
 })
 const gateway = await createGateway(config, {
   logger: createLogger({ level: config.logging.level }),
@@ -42,14 +48,22 @@ Try it:
   curl -s ${url}/service-accounts -H 'Authorization: Bearer ${securityKey}'
   curl -i -X DELETE ${url}/service-accounts/<id> -H 'Authorization: Bearer ${securityKey}'
 
-Ctrl-C stops both.
+Stop: Ctrl-C, or kill ${process.pid} (or the npm process): the gateway and the runtime stop together.
 `)
 
-const stop = (): void => {
+let stopping = false
+const stop = (why: string): void => {
+  if (stopping) return
+  stopping = true
+  process.stdout.write(`\nStopping the demo (${why}).\n`)
+  // Whatever happens to a graceful stop, the demo must not outlive what started it.
+  setTimeout(() => process.exit(1), 5_000).unref()
   void gateway
     .stop()
     .then(() => runtime.close())
     .then(() => process.exit(0))
 }
-process.once('SIGINT', stop)
-process.once('SIGTERM', stop)
+process.once('SIGINT', () => stop('SIGINT'))
+process.once('SIGTERM', () => stop('SIGTERM'))
+process.once('SIGHUP', () => stop('SIGHUP'))
+watchAncestors(() => stop('the process that started it exited'))

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { chmod, mkdir, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair } from 'jose'
 import { CliError } from './gateway-client.js'
@@ -28,7 +28,8 @@ export function registerKeysCommands(program: Command): void {
       )
       process.stdout.write(
         `Wrote ${written.privateKey} (keep secret), ${written.publicKey} and ${written.jwks}.\n` +
-          `Verify with:  auth: { algorithm: ${options.alg}, jwks_file: ${written.jwks} }\n`,
+          `Verify with:  auth: { algorithm: ${options.alg}, jwks_file: ${resolve(written.jwks)} }\n` +
+          '(a relative jwks_file resolves against the config file\'s directory)\n',
       )
     })
 }
@@ -50,6 +51,8 @@ export async function generateKeys(
     jwks: join(dir, 'jwks.json'),
   }
   await writeFile(paths.privateKey, await exportPKCS8(pair.privateKey), { mode: 0o600 })
+  // `mode` applies only when the file is created: an existing file keeps its mode otherwise.
+  await chmod(paths.privateKey, 0o600)
   await writeFile(paths.publicKey, await exportSPKI(pair.publicKey))
   await writeFile(paths.jwks, `${JSON.stringify({ keys: [jwk] }, null, 2)}\n`)
   return paths

@@ -24,6 +24,9 @@ export function registerTokensCommands(program: Command): void {
     )
   tokens
     .command('create')
+    .description(
+      'Mint a token for a new service account and print it once (scopes follow AgentOS grammar: resource:action, resource:id:action)',
+    )
     .argument('<name>', 'account name (lowercase slug)')
     .option(
       '-s, --scopes <scope...>',
@@ -49,8 +52,14 @@ export function registerTokensCommands(program: Command): void {
             `a service account named '${name}' already exists; rotate it with: portcullis tokens revoke ${name}`,
           )
         }
-        if (response.status !== 201)
-          throw new CliError(`mint failed (${response.status}): ${detailOf(response.body)}`)
+        if (response.status !== 201) {
+          const detail = detailOf(response.body)
+          // The API names its body field; on the command line the switch is --privileged.
+          const hint = detail.startsWith('Privileged scope(s) require allow_privileged_scopes')
+            ? ' Pass --privileged to grant them.'
+            : ''
+          throw new CliError(`mint failed (${response.status}): ${detail}${hint}`)
+        }
         const account = response.body as AccountSummary & { token: string }
         if (options.json === true) {
           process.stdout.write(`${JSON.stringify(account, null, 2)}\n`)
@@ -65,6 +74,7 @@ export function registerTokensCommands(program: Command): void {
     )
   tokens
     .command('list')
+    .description('List service accounts (names, ids, token prefixes, states, scopes; never a token)')
     .option('--include-revoked', 'also list revoked accounts')
     .option('--url <url>', 'gateway URL')
     .option('--json', 'print JSON')
@@ -78,6 +88,7 @@ export function registerTokensCommands(program: Command): void {
     })
   tokens
     .command('revoke')
+    .description('Revoke an account by name or id: its token stops working on every replica')
     .argument('<name-or-id>', 'an active account name, or an account id')
     .option('--url <url>', 'gateway URL')
     .option('--json', 'print JSON')

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load.js'
+import { ConfigError, inspectConfig, loadConfig, parseConfig } from '../../../src/config/load.js'
 import type { Config } from '../../../src/config/schema.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -33,16 +34,17 @@ function issuesOf(run: () => unknown): readonly string[] {
 
 const ALGORITHMS =
   '"HS256"|"HS384"|"HS512"|"RS256"|"RS384"|"RS512"|"PS256"|"PS384"|"PS512"|"ES256"|"ES384"|"ES512"|"EdDSA"'
+const NOT_HTTP = 'must be an http:// or https:// URL such as http://127.0.0.1:7777'
 const CIDR = 'must be an IP address or CIDR block (10.0.0.0/8, ::1/128)'
 const NEEDS_JWT =
   'JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough'
 
 /** Each bad file and every message it must produce, in order, each naming its key path. */
 const badFiles: [file: string, issues: string[]][] = [
-  ['unknown-root-key.yaml', ['upstreem: unknown key']],
+  ['unknown-root-key.yaml', ['upstreem: unknown key (did you mean upstream?)']],
   [
     'unknown-nested-key.yaml',
-    ['server.prot: unknown key', 'auth.security_key.fallback: unknown key'],
+    ['server.prot: unknown key (did you mean server.port?)', 'auth.security_key.fallback: unknown key'],
   ],
   [
     'wrong-types.yaml',
@@ -69,8 +71,8 @@ const badFiles: [file: string, issues: string[]][] = [
       `server.trusted_proxies[3]: ${CIDR}`,
     ],
   ],
-  ['bad-url.yaml', ['upstream.url: Invalid URL']],
-  ['bad-url-not-a-url.yaml', ['upstream.url: Invalid URL']],
+  ['bad-url.yaml', [`upstream.url: ${NOT_HTTP}`]],
+  ['bad-url-not-a-url.yaml', [`upstream.url: ${NOT_HTTP}`]],
   ['non-mapping-root.yaml', ['the file must contain a mapping of sections (server:, auth:, …)']],
   ['scalar-root.yaml', ['the file must contain a mapping of sections (server:, auth:, …)']],
   ['authorization-without-jwt.yaml', [`auth.authorization: ${NEEDS_JWT}`]],
@@ -101,7 +103,7 @@ const badFiles: [file: string, issues: string[]][] = [
   ],
   [
     'secret-file-empty.yaml',
-    ['auth.security_key: file test/fixtures/configs/empty-secret.txt is empty'],
+    [`auth.security_key: file ${join(FIXTURES, 'empty-secret.txt')} is empty`],
   ],
   [
     'secret-ref-malformed.yaml',
@@ -118,7 +120,7 @@ const badFiles: [file: string, issues: string[]][] = [
       'server.port: Too big: expected number to be <=65535',
       `server.trusted_proxies[0]: ${CIDR}`,
       'server.unknown_server_key: unknown key',
-      'upstream.url: Invalid URL',
+      `upstream.url: ${NOT_HTTP}`,
       `auth.algorithm: Invalid option: expected one of ${ALGORITHMS}`,
       'logging.level: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"',
       'extra_section: unknown key',
@@ -212,7 +214,11 @@ void t.test('the shipped config/portcullis.yaml loads', async (t) => {
   t.equal(config.server.admin_port, 9090)
   t.equal(config.upstream.url, 'http://127.0.0.1:7777')
   t.equal(config.auth.admin_scope, 'os:admin')
-  t.equal(config.database.data_dir, 'data/portcullis')
+  t.equal(
+    config.database.data_dir,
+    join(process.cwd(), 'data/portcullis'),
+    'a default path resolves against the working directory',
+  )
 })
 
 void t.test('environment bindings', async (t) => {
@@ -231,7 +237,11 @@ void t.test('environment bindings', async (t) => {
     t.equal(filled.server.port, 8081, 'a number, not a string')
     t.equal(filled.server.admin_port, 9091)
     t.equal(filled.auth.security_key, 'from-env-key')
-    t.equal(filled.auth.jwks_file, 'test/fixtures/keys/jwks.json')
+    t.equal(
+      filled.auth.jwks_file,
+      join(process.cwd(), 'test/fixtures/keys/jwks.json'),
+      'a relative path from a variable resolves against the working directory',
+    )
     t.equal(filled.service_accounts.cache_ttl_seconds, 2.5)
     t.equal(filled.database.url, 'postgres://db.example/portcullis')
 
@@ -272,25 +282,48 @@ void t.test('environment bindings', async (t) => {
     t.equal(parse('auth: {algorithm: HS256}', env).auth.security_key, null)
   })
 
-  await t.test('a non-numeric number variable is reported with its key', async (t) => {
+  await t.test('a bad variable is reported by its name, with the key it fills', async (t) => {
     for (const value of ['eighty', '80abc', '-1', '1e3', ' 8080']) {
       t.same(
         issuesOf(() => parse('', { PORTCULLIS_PORT: value })),
-        ['server.port: Invalid input: expected number, received string'],
+        [
+          `PORTCULLIS_PORT=${JSON.stringify(value)} (environment variable for server.port): must be a non-negative number`,
+        ],
         JSON.stringify(value),
       )
     }
+    t.same(issuesOf(() => parse('', { PORTCULLIS_PORT: '70000' })), [
+      'PORTCULLIS_PORT="70000" (environment variable for server.port): Too big: expected number to be <=65535',
+    ])
+    t.same(issuesOf(() => parse('', { PORTCULLIS_ADMIN_PORT: '8080.5' })), [
+      'PORTCULLIS_ADMIN_PORT="8080.5" (environment variable for server.admin_port): Invalid input: expected int, received number',
+    ])
+    t.same(issuesOf(() => parse('', { SERVICE_ACCOUNT_CACHE_TTL_SECONDS: 'soon' })), [
+      'SERVICE_ACCOUNT_CACHE_TTL_SECONDS="soon" (environment variable for service_accounts.cache_ttl_seconds): must be a non-negative number',
+    ])
+    t.same(issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'ftp://x' })), [
+      `PORTCULLIS_UPSTREAM_URL="ftp://x" (environment variable for upstream.url): ${NOT_HTTP}`,
+    ])
     t.same(
-      issuesOf(() => parse('', { PORTCULLIS_PORT: '70000' })),
-      ['server.port: Too big: expected number to be <=65535'],
+      issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'ftp://user:secret@x' })),
+      [`PORTCULLIS_UPSTREAM_URL="ftp://x" (environment variable for upstream.url): ${NOT_HTTP}`],
+      'credentials in a URL are not repeated',
+    )
+    let error: unknown
+    try {
+      parse('', { PORTCULLIS_PORT: 'abc', OS_SECURITY_KEY: 'k' })
+    } catch (thrown) {
+      error = thrown
+    }
+    t.match(
+      (error as Error).message,
+      /^invalid configuration in inline and the environment:\n/,
+      'the header does not blame the file alone',
     )
     t.same(
-      issuesOf(() => parse('', { PORTCULLIS_ADMIN_PORT: '8080.5' })),
-      ['server.admin_port: Invalid input: expected int, received number'],
-    )
-    t.same(
-      issuesOf(() => parse('', { SERVICE_ACCOUNT_CACHE_TTL_SECONDS: 'soon' })),
-      ['service_accounts.cache_ttl_seconds: Invalid input: expected number, received string'],
+      issuesOf(() => parse('database: {url: 42}', { DATABASE_URL: 'postgres://u:pw@h/db' })),
+      ['database.url: must be a string, {from_env: NAME} or {from_file: PATH}'],
+      'a key the file set is the file\'s problem',
     )
   })
 
@@ -300,7 +333,7 @@ void t.test('environment bindings', async (t) => {
       t.same(
         issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'http://127.0.0.1:7777/api' })),
         [
-          'upstream.url: must not have a path; the gateway forwards the canonical request path as is',
+          'PORTCULLIS_UPSTREAM_URL="http://127.0.0.1:7777/api" (environment variable for upstream.url): must not have a path; the gateway forwards the canonical request path as is',
         ],
       )
       t.same(
@@ -367,4 +400,73 @@ void t.test('the loaded config is deeply frozen', async (t) => {
     K: 'b',
   })
   t.ok(Object.isFrozen(withKeys.auth.verification_keys), 'resolved secret lists too')
+})
+
+void t.test('relative paths in the file resolve against the file’s directory', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  mkdirSync(join(dir, 'keys'))
+  writeFileSync(join(dir, 'keys', 'jwks.json'), readFileSync(join(ROOT, 'test/fixtures/keys/jwks.json')))
+  writeFileSync(join(dir, 'keys', 'security-key'), 'key-from-a-file\n')
+  writeFileSync(
+    join(dir, 'portcullis.yaml'),
+    [
+      'auth:',
+      '  jwks_file: keys/jwks.json',
+      '  security_key: {from_file: ./keys/security-key}',
+      'database: {data_dir: ../state/db}',
+    ].join('\n'),
+  )
+  const inspected = inspectConfig(join(dir, 'portcullis.yaml'), { env: {} })
+  t.equal(inspected.config.auth.jwks_file, join(dir, 'keys/jwks.json'))
+  t.equal(inspected.config.auth.security_key, 'key-from-a-file')
+  t.equal(inspected.config.database.data_dir, join(dir, '../state/db'))
+  t.same(
+    inspected.files,
+    [
+      { key: 'auth.jwks_file', path: join(dir, 'keys/jwks.json') },
+      { key: 'database.data_dir', path: join(dir, '../state/db') },
+      { key: 'auth.security_key', path: join(dir, 'keys/security-key') },
+    ],
+    'every file the configuration names, absolute',
+  )
+  const env = inspectConfig(join(dir, 'portcullis.yaml'), {
+    env: { PORTCULLIS_DATA_DIR: 'elsewhere' },
+  })
+  t.equal(env.config.database.data_dir, join(dir, '../state/db'), 'the file still wins')
+})
+
+void t.test('unknown keys suggest the closest known key', async (t) => {
+  t.same(issuesOf(() => parse('auth: {jwks_fle: x}\nlogging: {levle: debug}\ndatabse: {}')), [
+    'auth.jwks_fle: unknown key (did you mean auth.jwks_file?)',
+    'logging.levle: unknown key (did you mean logging.level?)',
+    'databse: unknown key (did you mean database?)',
+  ])
+  t.same(issuesOf(() => parse('server: {data_dir: x, zzzzzzzz: 1}')), [
+    'server.data_dir: unknown key (did you mean database.data_dir?)',
+    'server.zzzzzzzz: unknown key',
+  ])
+})
+
+void t.test('warnings: an empty file, a gateway that runs open, unchecked JWTs', async (t) => {
+  const warningsOf = (yaml: string): readonly string[] => {
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'))
+    try {
+      writeFileSync(join(dir, 'portcullis.yaml'), yaml)
+      return inspectConfig(join(dir, 'portcullis.yaml'), { env: {} }).warnings
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  const open =
+    'auth: no JWT source (auth.verification_keys, auth.jwks_file) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream'
+  t.same(warningsOf('# nothing but a comment\n'), [
+    'the file is empty: every setting has its default value',
+    open,
+  ])
+  t.same(warningsOf('auth: {security_key: k}\n'), [])
+  t.same(warningsOf('service_accounts: {enabled: true}\n'), [open])
+  t.same(warningsOf('auth: {validate: false}\n'), [
+    'auth.validate: false: JWT signatures, expiry and audience are not checked; anyone can forge a token (development only)',
+  ])
 })
