@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import t from 'tap'
-import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
+import { Child, childEnv, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
+import { freshEmbeddedDataDir } from '../../helpers/embedded-store.js'
 import type { Teardown } from '../../helpers/gateway.js'
+import { freePort } from '../../helpers/ports.js'
 
 const FIXTURES = 'test/fixtures/configs'
 
@@ -13,13 +13,6 @@ function portcullis(t: Teardown, args: string[], env: Record<string, string> = {
   return new Child(t, tsxArgs('src/main.ts', ...args), childEnv(env))
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 function tempConfig(t: Teardown, yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'))
@@ -49,9 +42,11 @@ void t.test('config check: a good file exits 0 with a summary', async (t) => {
     shipped.stdout,
     [
       'config/portcullis.yaml: valid (auth mode jwt, JWT authorization off, upstream http://127.0.0.1:7777)',
+      `  database.data_dir: ${join(PROJECT_ROOT, 'data/portcullis')}`,
     ],
-    'with the environment applied (JWT_VERIFICATION_KEY)',
+    'with the environment applied (JWT_VERIFICATION_KEY) and the resolved paths',
   )
+  t.same(shipped.stderr, [], 'no warning')
 })
 
 void t.test('config check: a bad file exits 2 listing every problem', async (t) => {
@@ -82,7 +77,7 @@ void t.test('config check: a bad file exits 2 listing every problem', async (t) 
     '  - server.port: Too big: expected number to be <=65535',
     /^ {2}- server\.trusted_proxies\[0\]: must be an IP address or CIDR block/,
     '  - server.unknown_server_key: unknown key',
-    '  - upstream.url: Invalid URL',
+    '  - upstream.url: must be an http:// or https:// URL such as http://127.0.0.1:7777',
     /^ {2}- auth\.algorithm: Invalid option/,
     /^ {2}- logging\.level: Invalid option/,
     '  - extra_section: unknown key',
@@ -103,9 +98,10 @@ void t.test('config check: a bad file exits 2 listing every problem', async (t) 
   t.equal(badEnvExit?.code, 2)
   t.match(
     badEnv.stderr.join('\n'),
-    /upstream\.url: Invalid URL/,
-    'a bad variable is reported by key',
+    /^ {2}- PORTCULLIS_UPSTREAM_URL="not a url" \(environment variable for upstream\.url\): must be an http:\/\/ or https:\/\/ URL/m,
+    'a bad variable is reported by its name and the key it fills',
   )
+  t.match(badEnv.stderr[0], / and the environment:$/, 'the file is not blamed alone')
 })
 
 void t.test('serve: a bad config exits 2 before anything listens', async (t) => {
@@ -134,18 +130,65 @@ void t.test('serve: a config node:http would refuse is caught as a config error'
   t.notMatch(child.stderr.join('\n'), /\n\s+at /, 'no stack trace')
 })
 
-void t.test('serve: a port in use fails with a non-zero exit, saying why', async (t) => {
-  const blocker = createServer()
-  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => blocker.close(() => resolve())))
-  const { port } = blocker.address() as AddressInfo
+void t.test('config check: warnings, --strict, an empty file, resolved paths', async (t) => {
+  const open = tempConfig(t, 'database: {data_dir: ./state}\n')
+  const empty = tempConfig(t, '# only a comment\n')
+  const secured = tempConfig(t, 'auth: {security_key: a-test-key}\nservice_accounts: {enabled: false}\n')
+  const runs = [
+    portcullis(t, ['config', 'check', '--config', open]),
+    portcullis(t, ['config', 'check', '--strict', '--config', open]),
+    portcullis(t, ['config', 'check', '--strict', '--config', empty]),
+    portcullis(t, ['config', 'check', '--strict', '--config', secured]),
+  ]
+  const [lenient, strict, emptyStrict, securedStrict] = await Promise.all(
+    runs.map((child) => child.exit()),
+  )
+  const runsOpen =
+    'warning: auth: no JWT source (auth.verification_keys, auth.jwks_file) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream'
+
+  t.equal(lenient?.code, 0, 'a warning alone passes')
+  t.same(runs[0]?.stdout, [
+    `${open}: valid (auth mode none, JWT authorization off, upstream http://127.0.0.1:7777)`,
+    `  database.data_dir: ${join(dirname(open), 'state')}`,
+  ])
+  t.same(runs[0]?.stderr, [runsOpen], 'the gateway would run open: said so')
+
+  t.equal(strict?.code, 2, '--strict makes a warning fatal')
+  t.same(runs[1]?.stderr, [runsOpen, `${open}: 1 warning(s), refused because of --strict`])
+
+  t.equal(emptyStrict?.code, 2)
+  t.equal(runs[2]?.stderr[0], 'warning: the file is empty: every setting has its default value')
+
+  t.equal(securedStrict?.code, 0, 'no warning, no failure')
+  t.same(runs[3]?.stderr, [])
+})
+
+void t.test('config check: an unknown key names the closest known one', async (t) => {
+  const file = tempConfig(t, 'server: {prot: 1}\nauth: {security_key: k, jwks_fle: x}\n')
+  const child = portcullis(t, ['config', 'check', '--config', file])
+  t.equal((await child.exit()).code, 2)
+  t.same(child.stderr.slice(1), [
+    '  - server.prot: unknown key (did you mean server.port?)',
+    '  - auth.jwks_fle: unknown key (did you mean auth.jwks_file?)',
+  ])
+})
+
+void t.test('serve: the open-mode warning is logged at start-up too', async (t) => {
+  const port = await freePort()
   const file = tempConfig(
     t,
     `server: {host: 127.0.0.1, port: ${port}, admin_host: 127.0.0.1, admin_port: 0}\n` +
-      'auth: {security_key: a-test-key}\nservice_accounts: {enabled: false}\n',
+      `database: {data_dir: ${JSON.stringify(await freshEmbeddedDataDir(t))}}\n`,
   )
   const child = portcullis(t, ['serve', '--config', file])
-  const exit = await child.exit()
-  t.not(exit.code, 0, 'a port in use is a failure')
-  t.match(child.stderr.join('\n') + child.stdout.join('\n'), /EADDRINUSE/, 'saying why')
+  await child.line((text) => text.includes('portcullis listening'), 'the gateway to listen')
+  const warnings = child.stdout
+    .map((text) => JSON.parse(text) as { level: number; msg: string })
+    .filter((record) => record.level === 40)
+    .map((record) => record.msg)
+  t.same(warnings, [
+    'auth: no JWT source (auth.verification_keys, auth.jwks_file) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream',
+  ])
+  child.process.kill('SIGTERM')
+  t.equal((await child.exit()).code, 0)
 })
