@@ -34,12 +34,24 @@ export class Child {
   #exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   #exited = false
 
-  constructor(t: Teardown, args: readonly string[], env: NodeJS.ProcessEnv = childEnv()) {
-    this.process = spawn(process.execPath, args, {
-      cwd: PROJECT_ROOT,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+  constructor(
+    t: Teardown,
+    args: readonly string[],
+    env: NodeJS.ProcessEnv = childEnv(),
+    /** Run as another user (needs root): what a non-root operator meets. */
+    user: { uid: number; gid: number } | undefined = undefined,
+  ) {
+    // The test runner instruments every child it sees (NODE_OPTIONS, added at spawn) and writes
+    // its records where another user may not: `env -u` drops that for a child of another user.
+    this.process =
+      user === undefined
+        ? spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+        : spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
+            cwd: PROJECT_ROOT,
+            env,
+            stdio: ['pipe', 'pipe', 'pipe'],
+            ...user,
+          })
     const proc = this.process
     if (proc.stdout !== null) {
       createInterface({ input: proc.stdout }).on('line', (line) => this.stdout.push(line))
