@@ -5,6 +5,12 @@ const LATENCY_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ]
 
+const GAUGES_NAMED_LIKE_COUNTERS = [
+  'portcullis_nodejs_active_resources_total',
+  'portcullis_nodejs_active_handles_total',
+  'portcullis_nodejs_active_requests_total',
+]
+
 /**
  * The gateway's own metrics, on its own registry (never the global one, so several gateways can
  * run in one test process). Labels are bounded: route labels are templates or families, never raw
@@ -134,6 +140,9 @@ export class Metrics {
   constructor(options: { collectProcessMetrics?: boolean } = {}) {
     if (options.collectProcessMetrics !== false) {
       collectDefaultMetrics({ register: this.registry, prefix: 'portcullis_' })
+      // prom-client names three gauges `…_total`, a suffix Prometheus reserves for counters; each
+      // is the sum of its per-type gauge (`sum(portcullis_nodejs_active_handles)`), so they go.
+      for (const name of GAUGES_NAMED_LIKE_COUNTERS) this.registry.removeSingleMetric(name)
     }
   }
 

@@ -20,9 +20,16 @@ export function throttledError(retryAfterSeconds: number): GatewayError {
   })
 }
 
+/**
+ * Seconds a client is told to wait after a 503 caused by the store (unreachable, timed out):
+ * about one connect timeout, so that retries do not pile onto a database that is coming back.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5
+
 export function unavailableError(cause: unknown): GatewayError {
   return new GatewayError('AUTH_UNAVAILABLE', UNAVAILABLE_DETAIL, {
     reason: 'service_account.unavailable',
     cause,
+    headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
   })
 }

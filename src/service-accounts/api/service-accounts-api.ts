@@ -10,6 +10,7 @@ import {
   ungrantableScopes,
 } from '../../policy/scope.js'
 import { NameConflictError, StoreUnavailableError } from '../store-errors.js'
+import { STORE_RETRY_AFTER_SECONDS } from '../verification-errors.js'
 import type { ServiceAccountStore } from '../store.js'
 import { mintToken } from '../token-format.js'
 import { accountResponse } from './account-response.js'
@@ -204,6 +205,7 @@ export class ServiceAccountsApi {
           {
             cause: error,
             reason: 'service_accounts.store_unavailable',
+            headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
           },
         )
       }

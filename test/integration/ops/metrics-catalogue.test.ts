@@ -146,6 +146,11 @@ void t.test(
           `${family}: documented labels`,
         )
     }
+    t.same(
+      ours.filter((family) => family.endsWith('_total') && exposed.get(family)?.type !== 'counter'),
+      [],
+      'only counters end in _total (Prometheus naming)',
+    )
     for (const metric of catalogue.values()) {
       if (metric.linuxOnly && process.platform !== 'linux') continue
       t.ok(exposed.has(metric.name), `documented ${metric.name} exists`)

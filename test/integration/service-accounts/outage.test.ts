@@ -83,6 +83,11 @@ void t.test('database outage under two replicas', { skip: postgresSkipReason() }
         if (attempt === 0) t.equal(reply.detail, UNAVAILABLE)
       }
       t.same(statuses, Array<number>(25).fill(503), '25 lookups, 25 × 503, no 429')
+      t.equal(
+        (await sessions(A, fresh.token)).headers['retry-after'],
+        '5',
+        'a 503 caused by the store says when to retry',
+      )
       t.ok(slowest < BOUND_MS, `each within the bound (slowest ${Math.round(slowest)} ms)`)
       const bad = await sessions(A, 'svc_pat_bad')
       t.equal(bad.status, 401, 'the outage left the throttle empty: a bad token is a plain 401')
@@ -101,6 +106,7 @@ void t.test('database outage under two replicas', { skip: postgresSkipReason() }
       ] as const) {
         t.equal(reply.status, 503, `${label} /service-accounts → 503`)
         t.equal(reply.detail, API_UNAVAILABLE)
+        t.equal(reply.headers['retry-after'], '5', `${label}: Retry-After`)
         t.ok(reply.ms < BOUND_MS, `in ${Math.round(reply.ms)} ms`)
       }
       const ready = await readiness(A)
