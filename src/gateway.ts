@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { Config } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
@@ -5,6 +6,7 @@ import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only
 import { AccessLog } from './access-log.js'
 import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
+import { normalizeAddress } from './http/client-address.js'
 import { InFlight } from './http/in-flight.js'
 import type { ReadinessCheck } from './http/readiness.js'
 import { closeServer, createProxyServer, listenOrExplain } from './http/servers.js'
@@ -56,6 +58,9 @@ export interface Gateway {
   stop(): Promise<void>
 }
 
+/** The method label of a request the parser refused before reading its method. */
+const UNPARSED_METHOD = 'UNKNOWN'
+
 /**
  * The composition root: the only place that creates the gateway's parts and wires them together.
  * Throws (before anything listens, and releasing what it opened) when a part cannot start: bad
@@ -105,8 +110,25 @@ export async function createGateway(
   const live = new Set<Generation>([current])
   warnIfOpen(current, logger)
 
-  const proxyServer = createProxyServer(config.server, (req, res) =>
-    current.handleRequest(req, res),
+  const proxyServer = createProxyServer(
+    config.server,
+    (req, res) => current.handleRequest(req, res),
+    (refusal) => {
+      // Refused by the parser before any middleware: counted and logged like any answer.
+      metrics.countRequest(UNPARSED_METHOD, 'invalid', refusal.status, 0)
+      if (current.config.logging.access_log) {
+        shared.accessLog.write({
+          req_id: randomUUID(),
+          method: UNPARSED_METHOD,
+          path: '',
+          status: refusal.status,
+          duration_ms: 0,
+          client: normalizeAddress(refusal.peer),
+          route: 'invalid',
+          reason: refusal.reason,
+        })
+      }
+    },
   )
   proxyServer.on('upgrade', (req, socket, head: Buffer) => current.handleUpgrade(req, socket, head))
 
@@ -214,11 +236,13 @@ export async function createGateway(
       proxyServer.closeIdleConnections()
       const inFlight = shared.inFlight
       const drained = await inFlight.drained(config.server.shutdown_grace_ms)
-      if (!drained)
+      if (!drained) {
         logger.warn(
           { in_flight: inFlight.count },
           'shutdown grace period over; closing connections',
         )
+        inFlight.startCutting()
+      }
       for (const generation of live) generation.closeConnections()
       proxyServer.closeAllConnections()
       await closing

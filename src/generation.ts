@@ -110,6 +110,7 @@ export async function createGeneration(
           ? new SecurityKeyVerifier(config.auth)
           : undefined,
       metrics,
+      logger: shared.logger,
     })
     const enforcer = await IdentityEnforcer.create(config, mode)
     const trustedProxies = new TrustedProxies(config.server.trusted_proxies)

@@ -15,4 +15,6 @@ export interface InboundRequest {
   /** The client address: the socket peer, or from X-Forwarded-For when the peer is trusted. */
   readonly clientAddress: string
   readonly transport: 'http' | 'websocket'
+  /** The request id (X-Request-Id), for debug lines that belong to one request. */
+  readonly requestId?: string
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { AuthModeSummary } from '../config/auth-mode.js'
 import { GatewayError, toGatewayError } from '../errors.js'
+import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
 import type { Authorization, Authorizer } from '../policy/authorizer.js'
 import { isServiceToken, type Credential } from './credential.js'
@@ -36,6 +37,14 @@ export interface AuthPipelineDeps {
   /** Present when a security key is configured and no JWT source is. */
   readonly securityKey: Verifier | undefined
   readonly metrics?: Metrics
+  /** At `debug`, one line per decision: credential source, verifier, outcome, reason. */
+  readonly logger?: Logger
+}
+
+/** What authentication looked at, for the debug line (never the credential itself). */
+interface Trace {
+  source: Credential['source'] | 'none'
+  verifier: Verifier['kind'] | 'none'
 }
 
 /** The credential kind a failure reason belongs to (`jwt.expired` → jwt), for bounded labels. */
@@ -105,15 +114,18 @@ export class AuthPipeline {
       return { principal: ANONYMOUS, authorization: undefined, public: true }
     const metrics = this.#deps.metrics
     const startedAt = performance.now()
+    const trace: Trace = { source: 'none', verifier: 'none' }
     let principal: Principal | undefined
     try {
-      principal = await this.authenticate(request, credential)
+      principal = await this.#authenticate(request, credential, trace)
       const authorization = this.#deps.authorizer.authorize(principal, request.method, request.path)
       metrics?.countAuthOutcome(principal.kind, 'allowed', 'ok')
+      this.#debug(request, trace, principal, 'allowed', 'ok', authorization)
       return { principal, authorization, public: false }
     } catch (error) {
       const reason = toGatewayError(error).reason ?? 'internal'
       metrics?.countAuthOutcome(principal?.kind ?? credentialOf(reason), 'denied', reason)
+      this.#debug(request, trace, principal, 'denied', reason, undefined)
       throw error
     } finally {
       metrics?.observeAuth(principal?.kind ?? 'none', (performance.now() - startedAt) / 1000)
@@ -121,7 +133,15 @@ export class AuthPipeline {
   }
 
   /** Authentication alone: a Principal, or a GatewayError (401, 429, 503). */
-  async authenticate(request: InboundRequest, credential?: Credential | null): Promise<Principal> {
+  authenticate(request: InboundRequest, credential?: Credential | null): Promise<Principal> {
+    return this.#authenticate(request, credential, { source: 'none', verifier: 'none' })
+  }
+
+  async #authenticate(
+    request: InboundRequest,
+    credential: Credential | null | undefined,
+    trace: Trace,
+  ): Promise<Principal> {
     const deps = this.#deps
     const found =
       credential === undefined
@@ -134,15 +154,21 @@ export class AuthPipeline {
         deps.mode.mode === 'jwt' ? 'jwt' : 'security_key',
       )
     }
-    if (isServiceToken(found.token)) return this.#serviceAccount(found, request)
+    trace.source = found.source
+    if (isServiceToken(found.token)) {
+      trace.verifier = 'service_account'
+      return this.#serviceAccount(found, request)
+    }
     if (this.#open) return ANONYMOUS
     if (deps.scheduler !== undefined) {
+      trace.verifier = 'scheduler'
       const scheduler = await deps.scheduler.verify(found, request)
       if (scheduler !== NOT_RESPONSIBLE) return scheduler
     }
     const verifier = deps.jwt ?? deps.securityKey
     if (verifier === undefined)
       throw new Error('a credential source must be configured outside open mode')
+    trace.verifier = verifier.kind
     const principal = await verifier.verify(found, request)
     if (principal === NOT_RESPONSIBLE) {
       throw new GatewayError('TOKEN_INVALID', 'Invalid authentication token', {
@@ -150,6 +176,34 @@ export class AuthPipeline {
       })
     }
     return principal
+  }
+
+  /** The decision path at debug level: what was looked at and why; never the credential. */
+  #debug(
+    request: InboundRequest,
+    trace: Trace,
+    principal: Principal | undefined,
+    outcome: 'allowed' | 'denied',
+    reason: string,
+    authorization: Authorization | undefined,
+  ): void {
+    const logger = this.#deps.logger
+    if (logger === undefined || !logger.isLevelEnabled('debug')) return
+    logger.debug(
+      {
+        req_id: request.requestId,
+        transport: request.transport,
+        method: request.method,
+        route: authorization?.route?.template,
+        credential_source: trace.source,
+        verifier: trace.verifier,
+        principal: principal?.kind,
+        user_id: principal?.userId ?? undefined,
+        outcome,
+        reason,
+      },
+      'auth decision',
+    )
   }
 
   async #serviceAccount(credential: Credential, request: InboundRequest): Promise<Principal> {

@@ -2,6 +2,17 @@
 export class InFlight {
   #count = 0
   #waiters: (() => void)[] = []
+  #cutting = false
+
+  /** True once shutdown's grace period is over and remaining connections are being closed. */
+  get cutting(): boolean {
+    return this.#cutting
+  }
+
+  /** Shutdown closes what is left: requests ended from now on were cut, not abandoned. */
+  startCutting(): void {
+    this.#cutting = true
+  }
 
   get count(): number {
     return this.#count

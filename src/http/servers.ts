@@ -1,4 +1,5 @@
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Config } from '../config/schema.js'
 import { describeSystemError, StartupError } from '../startup-error.js'
 
@@ -7,11 +8,31 @@ const CLIENT_ERROR_STATUS: Record<string, number> = {
   ERR_HTTP_REQUEST_TIMEOUT: 408,
 }
 
+/** A request Node's HTTP parser (or its timeouts) refused before the gateway saw it. */
+export interface ParserRefusal {
+  readonly status: number
+  /** Bounded: `http.timeout`, or `http.` and llhttp's error name (`http.header_overflow`, …). */
+  readonly reason: string
+  readonly peer: string | undefined
+}
+
+function refusalReason(code: string | undefined): string {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'http.timeout'
+  if (code?.startsWith('HPE_') === true) return `http.${code.slice(4).toLowerCase()}`
+  return 'http.malformed'
+}
+
 /**
  * The proxy listener with the limits that protect it from slow or oversized clients. Node's strict
- * parser stays on (`insecureHTTPParser` is never set): smuggling forms are refused with 400.
+ * parser stays on (`insecureHTTPParser` is never set): smuggling forms are refused with 400, an
+ * oversized header block with 431, a slow one with 408; `onRefused` hears of each (to count and
+ * log what never reaches the middleware).
  */
-export function createProxyServer(config: Config['server'], listener: RequestListener): Server {
+export function createProxyServer(
+  config: Config['server'],
+  listener: RequestListener,
+  onRefused: (refusal: ParserRefusal) => void = () => undefined,
+): Server {
   const server = createServer(
     {
       insecureHTTPParser: false,
@@ -37,6 +58,8 @@ export function createProxyServer(config: Config['server'], listener: RequestLis
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
     )
+    const peer = (socket as Partial<Socket>).remoteAddress
+    onRefused({ status, reason: refusalReason(error.code), peer })
   })
   return server
 }

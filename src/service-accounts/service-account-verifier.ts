@@ -113,6 +113,10 @@ export class ServiceAccountVerifier implements Verifier {
     const tokenHash = hashToken(credential.token)
     // Only well-formed tokens are ever cached, so the shape check can wait for a miss.
     const cached = this.#cache.get(tokenHash)
+    this.#logger.debug(
+      { credential: 'service_account', cache: cached === undefined ? 'miss' : 'hit' },
+      'auth: service-account token lookup',
+    )
     if (cached !== undefined) return this.#fromCache(tokenHash, cached, client)
     // A malformed token costs no lookup but counts like an unknown one.
     if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed')

@@ -39,6 +39,7 @@ export class JwtVerifier implements Verifier {
   readonly #authorizationEnabled: boolean
   readonly #cache: VerifiedTokenCache
   readonly #clock: Clock
+  readonly #logger: Logger
 
   private constructor(
     auth: Config['auth'],
@@ -58,6 +59,7 @@ export class JwtVerifier implements Verifier {
     this.#authorizationEnabled = summarizeAuthMode(auth).authorizationEnabled
     this.#cache = new VerifiedTokenCache(auth.jwt_cache_max_entries, deps.metrics)
     this.#clock = deps.clock ?? systemClock
+    this.#logger = deps.logger
   }
 
   /** Loads the keys; throws a plain Error (for the startup report) when the config cannot work. */
@@ -111,7 +113,10 @@ export class JwtVerifier implements Verifier {
     const now = this.#clock.now()
     const generation = this.#keyOrder.jwks?.generation ?? 0
     const cached = this.#cache.get(credentialHash, generation, now)
-    if (cached !== undefined) return cached
+    if (cached !== undefined) {
+      this.#logger.debug({ credential: 'jwt', cache: 'hit' }, 'auth: JWT from the verified cache')
+      return cached
+    }
     // Checked before any key lookup, so a forged header never triggers a JWKS re-read.
     if (header.alg !== this.#auth.algorithm) {
       throw invalidToken('jwt.algorithm', 'The specified alg value is not allowed')
@@ -127,6 +132,10 @@ export class JwtVerifier implements Verifier {
       verified: true,
     })
     this.#cache.set(credentialHash, generation, principal)
+    this.#logger.debug(
+      { credential: 'jwt', cache: 'miss', alg: header.alg, kid: header.kid },
+      'auth: JWT verified',
+    )
     return principal
   }
 

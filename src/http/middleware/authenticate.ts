@@ -14,6 +14,7 @@ export function authenticate(deps: { pipeline: AuthPipeline }) {
       rawHeaders: ctx.req.rawHeaders,
       clientAddress: state.clientAddress,
       transport: 'http',
+      requestId: state.requestId,
     })
     state.principal = decision.principal
     state.authorization = decision.authorization

@@ -23,7 +23,7 @@ export function observe(deps: {
     } finally {
       inFlight.leave()
       metrics.inFlight.dec()
-      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status
+      const { status, reason } = outcome(ctx, inFlight)
       const route = ctx.state.route ?? 'invalid'
       const seconds = (performance.now() - startedAt) / 1000
       metrics.countRequest(ctx.method, route, status, seconds)
@@ -35,8 +35,33 @@ export function observe(deps: {
         duration_ms: Math.round(seconds * 100_000) / 100,
         client: ctx.state.clientAddress,
         route,
-        reason: ctx.state.errorReason,
+        reason,
       })
     }
+  }
+}
+
+/** nginx's status for a request whose client went away before the response began. */
+export const CLIENT_CLOSED_REQUEST = 499
+
+/**
+ * The status and reason a request is counted and logged with. A connection that ended before the
+ * response was complete is not the status Koa defaulted to (404): the client closing it is 499
+ * (`client.gone`), shutdown cutting it after the grace period is 503 (`shutdown.cut`); a response
+ * already under way keeps the status it was sent with.
+ */
+function outcome(
+  ctx: GatewayContext,
+  inFlight: InFlight,
+): { status: number; reason: string | undefined } {
+  const res = ctx.res
+  const status = ctx.respond === false ? res.statusCode : ctx.status
+  const reason = ctx.state.errorReason
+  const ended = !res.writableFinished && (res.destroyed || ctx.req.socket.destroyed)
+  if (!ended || (reason !== undefined && reason !== 'client.gone')) return { status, reason }
+  const cut = inFlight.cutting
+  return {
+    status: res.headersSent ? status : cut ? 503 : CLIENT_CLOSED_REQUEST,
+    reason: cut ? 'shutdown.cut' : 'client.gone',
   }
 }
