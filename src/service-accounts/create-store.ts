@@ -53,7 +53,11 @@ async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlC
   }
   if (startup.initialised) {
     logger.info(
-      { data_dir: startup.dataDir, peak_rss_bytes: startup.initialisePeakRssBytes },
+      {
+        data_dir: startup.dataDir,
+        peak_rss_bytes: startup.initialisePeakRssBytes,
+        gateway_rss_bytes: startup.parentRssBytes,
+      },
       'embedded store initialised (files private to this user)',
     )
   }

@@ -17,6 +17,8 @@ export interface EmbeddedStoreStartup {
   readonly initialised: boolean
   /** The initialising child's peak resident memory, in bytes. */
   readonly initialisePeakRssBytes: number | undefined
+  /** This process's resident memory while the child ran: the two add up in one container. */
+  readonly parentRssBytes: number | undefined
 }
 
 /**
@@ -55,6 +57,7 @@ export class PgliteSqlClient implements SqlClient {
       // initdb runs three PostgreSQL instances at once (about 700 MB); WebAssembly memory never
       // shrinks, so it runs in a child process that gives the memory back when it exits.
       const initialised = !existsSync(join(path, 'PG_VERSION'))
+      const parentRssBytes = initialised ? process.memoryUsage.rss() : undefined
       const initialisePeakRssBytes = initialised ? await initialiseInChildProcess(path) : undefined
       const db = await PGlite.create(path, await pgliteOptions())
       try {
@@ -68,6 +71,7 @@ export class PgliteSqlClient implements SqlClient {
         repairedBeforeOpen,
         initialised,
         initialisePeakRssBytes,
+        parentRssBytes,
       })
     })
   }

@@ -57,7 +57,7 @@ container added to the AgentOS pod in sidecar mode (NOTES.txt prints it).
     {{- end }}
     {{- if include "portcullis.embeddedStore" . }}
     - name: PORTCULLIS_DATA_DIR
-      value: {{ .Values.persistence.mountPath | quote }}
+      value: {{ printf "%s/db" .Values.persistence.mountPath | quote }}
     {{- end }}
     {{- with .Values.extraEnv }}
     {{- toYaml . | nindent 4 }}

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import t from 'tap'
 import { parseConfig } from '../../../src/config/load.js'
 import { fixtures } from '../../helpers/jwt.js'
@@ -79,7 +80,7 @@ void t.test(
       const dataDir = env(container, 'PORTCULLIS_DATA_DIR')?.value
       t.same(
         writable.sort(),
-        ['/tmp', ...(dataDir === undefined ? [] : [dataDir])].sort(),
+        ['/tmp', ...(dataDir === undefined ? [] : [dirname(dataDir)])].sort(),
         `${name}: writable mounts`,
       )
     }
@@ -92,8 +93,13 @@ void t.test(
     const rendered = render()
     const { spec, container } = pod(rendered)
     const dataDir = env(container, 'PORTCULLIS_DATA_DIR')?.value
-    t.equal(dataDir, '/var/lib/portcullis')
-    const mount = container.volumeMounts.find((m) => m.mountPath === dataDir)
+    t.equal(dataDir, '/var/lib/portcullis/db', 'a subdirectory the gateway creates private')
+    const mount = container.volumeMounts.find((m) => m.mountPath === '/var/lib/portcullis')
+    t.equal(
+      (spec.securityContext as { fsGroupChangePolicy?: string }).fsGroupChangePolicy,
+      'OnRootMismatch',
+      'the kubelet does not reopen the store’s files to the group on every mount',
+    )
     const volume = spec.volumes.find((v) => v.name === mount?.name)
     t.equal(volume?.persistentVolumeClaim?.claimName, 'portcullis-data')
     only(rendered, 'PersistentVolumeClaim', 'portcullis-data')
