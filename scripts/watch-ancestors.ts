@@ -15,7 +15,7 @@ function parentOf(pid: number): number | undefined {
 /** This process's ancestors, nearest first, up to (not including) init. */
 function ancestors(): number[] {
   const chain = [process.ppid]
-  for (let pid = process.ppid; chain.length < 64; ) {
+  for (let pid = process.ppid; chain.length < 64;) {
     const parent = parentOf(pid)
     if (parent === undefined || parent <= 1) break
     chain.push(parent)

@@ -175,7 +175,10 @@ export async function createGateway(
           adminServer,
           config.server.admin_port,
           config.server.admin_host,
-          { port: settingName('server.admin_port', 'PORTCULLIS_ADMIN_PORT'), host: 'server.admin_host' },
+          {
+            port: settingName('server.admin_port', 'PORTCULLIS_ADMIN_PORT'),
+            host: 'server.admin_host',
+          },
         )
       } catch (error) {
         await closeServer(proxyServer)

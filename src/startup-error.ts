@@ -4,7 +4,10 @@
  */
 export const EXIT_CODES = {
   ok: { code: 0, meaning: 'success' },
-  failure: { code: 1, meaning: 'a command failed (the line printed says why), or an unexpected error' },
+  failure: {
+    code: 1,
+    meaning: 'a command failed (the line printed says why), or an unexpected error',
+  },
   config: {
     code: 2,
     meaning:
@@ -67,6 +70,7 @@ export function describeSystemError(error: unknown): string {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return 'the host name does not resolve'
+    case undefined:
     default:
       return error instanceof Error ? error.message : String(error)
   }

@@ -15,7 +15,11 @@ export function registerConfigCommands(program: Command): void {
     .option('--strict', 'treat warnings as errors (exit 2), for CI')
     .action((options: { config: string; strict?: boolean }) => {
       // An invalid file throws a ConfigError: runCli prints every problem and exits 2.
-      const { config: loaded, warnings, files } = inspectConfig(options.config, {
+      const {
+        config: loaded,
+        warnings,
+        files,
+      } = inspectConfig(options.config, {
         env: process.env,
       })
       const summary = summarizeAuthMode(loaded.auth)

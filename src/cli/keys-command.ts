@@ -29,7 +29,7 @@ export function registerKeysCommands(program: Command): void {
       process.stdout.write(
         `Wrote ${written.privateKey} (keep secret), ${written.publicKey} and ${written.jwks}.\n` +
           `Verify with:  auth: { algorithm: ${options.alg}, jwks_file: ${resolve(written.jwks)} }\n` +
-          '(a relative jwks_file resolves against the config file\'s directory)\n',
+          "(a relative jwks_file resolves against the config file's directory)\n",
       )
     })
 }

@@ -74,7 +74,9 @@ export function registerTokensCommands(program: Command): void {
     )
   tokens
     .command('list')
-    .description('List service accounts (names, ids, token prefixes, states, scopes; never a token)')
+    .description(
+      'List service accounts (names, ids, token prefixes, states, scopes; never a token)',
+    )
     .option('--include-revoked', 'also list revoked accounts')
     .option('--url <url>', 'gateway URL')
     .option('--json', 'print JSON')

@@ -116,7 +116,7 @@ function inspectConfigText(
     ])
   }
   const baseDir = options.baseDir ?? process.cwd()
-  const fromFile = resolveRelativePaths(tree as Record<string, unknown>, baseDir)
+  const fromFile = resolveRelativePaths(tree, baseDir)
   const applied = applyEnvironmentWithOrigins(fromFile, sources.env)
   const result = configSchema.safeParse(applied.tree)
   if (!result.success || applied.issues.length > 0) {
@@ -187,7 +187,9 @@ function formatPath(path: readonly PropertyKey[]): string {
  */
 function resolveRelativePaths(tree: object, baseDir: string): Record<string, unknown> {
   const absolute = (value: unknown): unknown =>
-    typeof value === 'string' && value !== '' && !isAbsolute(value) ? resolve(baseDir, value) : value
+    typeof value === 'string' && value !== '' && !isAbsolute(value)
+      ? resolve(baseDir, value)
+      : value
   const walk = (node: unknown, path: readonly string[]): unknown => {
     if (Array.isArray(node)) return node.map((item) => walk(item, path))
     if (typeof node !== 'object' || node === null) return node
@@ -206,7 +208,8 @@ function resolveRelativePaths(tree: object, baseDir: string): Record<string, unk
 /** The PATH_KEYS that are set and in use. */
 function namedPaths(config: Config): ConfigFile[] {
   const files: ConfigFile[] = []
-  if (config.auth.jwks_file !== null) files.push({ key: 'auth.jwks_file', path: config.auth.jwks_file })
+  if (config.auth.jwks_file !== null)
+    files.push({ key: 'auth.jwks_file', path: config.auth.jwks_file })
   if (config.service_accounts.enabled && config.database.url === null)
     files.push({ key: 'database.data_dir', path: config.database.data_dir })
   const signing = config.identity.assertion
@@ -223,9 +226,7 @@ function resolveSecrets(
   files: ConfigFile[],
 ): unknown {
   if (Array.isArray(node)) {
-    return node.map((item, index) =>
-      resolveSecrets(item, [...path, index], sources, issues, files),
-    )
+    return node.map((item, index) => resolveSecrets(item, [...path, index], sources, issues, files))
   }
   if (typeof node !== 'object' || node === null) return node
   const keys = Object.keys(node)

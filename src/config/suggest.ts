@@ -53,7 +53,8 @@ export function suggestKey(parent: string, key: string): string | undefined {
   let best: { key: string; distance: number } | undefined
   for (const candidate of siblings) {
     const d = distance(key.toLowerCase(), candidate.toLowerCase())
-    if (d <= limit && (best === undefined || d < best.distance)) best = { key: candidate, distance: d }
+    if (d <= limit && (best === undefined || d < best.distance))
+      best = { key: candidate, distance: d }
   }
   if (best !== undefined) return parent === '' ? best.key : `${parent}.${best.key}`
   for (const [path, names] of keys) {

@@ -23,10 +23,13 @@ export async function createServiceAccountStore(
 ): Promise<ServiceAccountStore> {
   const url = config.url
   const client = url === null ? await openEmbedded(config.data_dir, logger) : undefined
-  return new SqlServiceAccountStore(client ?? new PgSqlClient({ ...config, url: url ?? '' }, logger), {
-    logger,
-    metrics,
-  })
+  return new SqlServiceAccountStore(
+    client ?? new PgSqlClient({ ...config, url: url ?? '' }, logger),
+    {
+      logger,
+      metrics,
+    },
+  )
 }
 
 async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlClient> {

@@ -88,7 +88,10 @@ void t.test('a port in use: exit 3, one line naming the setting and variable', a
   ])
   t.equal(debugExit?.code, 3)
   t.match(debug.stderr[0], /^portcullis: cannot listen on [\d.]+:\d+ \(server\.port/)
-  t.ok(debug.stderr.some((line) => STACK_LINE.test(line)), 'a stack trace at debug level')
+  t.ok(
+    debug.stderr.some((line) => STACK_LINE.test(line)),
+    'a stack trace at debug level',
+  )
   t.notOk(
     [...proxy.stderr, ...admin.stderr].some((line) => STACK_LINE.test(line)),
     'none otherwise',
@@ -174,7 +177,10 @@ void t.test('a key file that cannot be read: exit 2, naming the setting', async 
     NOBODY,
   )
   t.equal((await unreadable.exit()).code, 2)
-  t.match(unreadable.stderr.join('\n'), `auth.jwks_file: cannot read the JWKS file ${jwks} (EACCES)`)
+  t.match(
+    unreadable.stderr.join('\n'),
+    `auth.jwks_file: cannot read the JWKS file ${jwks} (EACCES)`,
+  )
   t.notOk(
     [...missing.stderr, ...unreadable.stderr].some((line) => STACK_LINE.test(line)),
     'no stack trace',

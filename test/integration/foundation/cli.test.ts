@@ -13,7 +13,6 @@ function portcullis(t: Teardown, args: string[], env: Record<string, string> = {
   return new Child(t, tsxArgs('src/main.ts', ...args), childEnv(env))
 }
 
-
 function tempConfig(t: Teardown, yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -133,7 +132,10 @@ void t.test('serve: a config node:http would refuse is caught as a config error'
 void t.test('config check: warnings, --strict, an empty file, resolved paths', async (t) => {
   const open = tempConfig(t, 'database: {data_dir: ./state}\n')
   const empty = tempConfig(t, '# only a comment\n')
-  const secured = tempConfig(t, 'auth: {security_key: a-test-key}\nservice_accounts: {enabled: false}\n')
+  const secured = tempConfig(
+    t,
+    'auth: {security_key: a-test-key}\nservice_accounts: {enabled: false}\n',
+  )
   const runs = [
     portcullis(t, ['config', 'check', '--config', open]),
     portcullis(t, ['config', 'check', '--strict', '--config', open]),

@@ -40,7 +40,8 @@ async function startDemo(t: Teardown): Promise<Demo> {
     }
   })
   const banner: string[] = []
-  if (npm.stdout !== null) createInterface({ input: npm.stdout }).on('line', (line) => banner.push(line))
+  if (npm.stdout !== null)
+    createInterface({ input: npm.stdout }).on('line', (line) => banner.push(line))
   npm.stderr?.resume()
   await waitFor(
     () => banner.some((line) => line.startsWith('Stop: Ctrl-C')),

@@ -110,49 +110,52 @@ void t.test('a request cut by the shutdown grace period is 503 shutdown.cut', as
   t.match(line, { status: 503, reason: 'shutdown.cut' })
 })
 
-void t.test('debug logging shows the authentication decision path, never the credential', async (t) => {
-  const runtime = await startRuntime(t)
-  const gateway = await startGateway(t, {
-    upstream: { url: runtime.url },
-    auth: { jwks_file: fixtures.jwksPath, authorization: true },
-    logging: { level: 'debug' },
-  })
-  const token = await signJwt(
-    { sub: 'alice', scopes: ['agents:read'], exp: Math.floor(Date.now() / 1000) + 600 },
-    { alg: 'RS256', key: fixtures.rsaPrivate(), kid: 'test-key-1' },
-  )
-  const call = (path: string, credential: string) =>
-    fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${credential}` } })
-  t.equal((await call('/agents', token)).status, 200)
-  t.equal((await call('/agents', token)).status, 200)
-  t.equal((await call('/sessions', token)).status, 403)
-  t.equal((await call('/agents', `${token}x`)).status, 401)
-  t.equal((await call('/agents', 'svc_pat_not-a-real-token')).status, 401)
+void t.test(
+  'debug logging shows the authentication decision path, never the credential',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const gateway = await startGateway(t, {
+      upstream: { url: runtime.url },
+      auth: { jwks_file: fixtures.jwksPath, authorization: true },
+      logging: { level: 'debug' },
+    })
+    const token = await signJwt(
+      { sub: 'alice', scopes: ['agents:read'], exp: Math.floor(Date.now() / 1000) + 600 },
+      { alg: 'RS256', key: fixtures.rsaPrivate(), kid: 'test-key-1' },
+    )
+    const call = (path: string, credential: string) =>
+      fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${credential}` } })
+    t.equal((await call('/agents', token)).status, 200)
+    t.equal((await call('/agents', token)).status, 200)
+    t.equal((await call('/sessions', token)).status, 403)
+    t.equal((await call('/agents', `${token}x`)).status, 401)
+    t.equal((await call('/agents', 'svc_pat_not-a-real-token')).status, 401)
 
-  const records = gateway.logs.records()
-  const decisions = records.filter((record) => record.msg === 'auth decision')
-  t.match(decisions, [
-    {
-      level: 20,
-      credential_source: 'header',
-      verifier: 'jwt',
-      principal: 'jwt',
-      user_id: 'alice',
-      outcome: 'allowed',
-      reason: 'ok',
-      route: '/agents',
-      req_id: /^[0-9a-f-]{36}$/,
-    },
-    { verifier: 'jwt', outcome: 'allowed' },
-    { verifier: 'jwt', outcome: 'denied', reason: 'rbac.scope' },
-    { verifier: 'jwt', outcome: 'denied', reason: /^jwt\./ },
-    { verifier: 'service_account', outcome: 'denied', reason: 'service_account.malformed' },
-  ])
-  t.same(
-    records.filter((record) => record.credential === 'jwt').map((record) => record.cache),
-    ['miss', 'hit', 'hit'],
-    'the verified-JWT cache: a miss, then hits',
-  )
-  t.notOk(gateway.logs.text.includes(token.split('.')[2] ?? token), 'the token is never logged')
-  t.notOk(gateway.logs.text.includes('not-a-real-token'))
-})
+    const records = gateway.logs.records()
+    const decisions = records.filter((record) => record.msg === 'auth decision')
+    t.match(decisions, [
+      {
+        level: 20,
+        credential_source: 'header',
+        verifier: 'jwt',
+        principal: 'jwt',
+        user_id: 'alice',
+        outcome: 'allowed',
+        reason: 'ok',
+        route: '/agents',
+        req_id: /^[0-9a-f-]{36}$/,
+      },
+      { verifier: 'jwt', outcome: 'allowed' },
+      { verifier: 'jwt', outcome: 'denied', reason: 'rbac.scope' },
+      { verifier: 'jwt', outcome: 'denied', reason: /^jwt\./ },
+      { verifier: 'service_account', outcome: 'denied', reason: 'service_account.malformed' },
+    ])
+    t.same(
+      records.filter((record) => record.credential === 'jwt').map((record) => record.cache),
+      ['miss', 'hit', 'hit'],
+      'the verified-JWT cache: a miss, then hits',
+    )
+    t.notOk(gateway.logs.text.includes(token.split('.')[2] ?? token), 'the token is never logged')
+    t.notOk(gateway.logs.text.includes('not-a-real-token'))
+  },
+)

@@ -44,7 +44,10 @@ const badFiles: [file: string, issues: string[]][] = [
   ['unknown-root-key.yaml', ['upstreem: unknown key (did you mean upstream?)']],
   [
     'unknown-nested-key.yaml',
-    ['server.prot: unknown key (did you mean server.port?)', 'auth.security_key.fallback: unknown key'],
+    [
+      'server.prot: unknown key (did you mean server.port?)',
+      'auth.security_key.fallback: unknown key',
+    ],
   ],
   [
     'wrong-types.yaml',
@@ -292,18 +295,28 @@ void t.test('environment bindings', async (t) => {
         JSON.stringify(value),
       )
     }
-    t.same(issuesOf(() => parse('', { PORTCULLIS_PORT: '70000' })), [
-      'PORTCULLIS_PORT="70000" (environment variable for server.port): Too big: expected number to be <=65535',
-    ])
-    t.same(issuesOf(() => parse('', { PORTCULLIS_ADMIN_PORT: '8080.5' })), [
-      'PORTCULLIS_ADMIN_PORT="8080.5" (environment variable for server.admin_port): Invalid input: expected int, received number',
-    ])
-    t.same(issuesOf(() => parse('', { SERVICE_ACCOUNT_CACHE_TTL_SECONDS: 'soon' })), [
-      'SERVICE_ACCOUNT_CACHE_TTL_SECONDS="soon" (environment variable for service_accounts.cache_ttl_seconds): must be a non-negative number',
-    ])
-    t.same(issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'ftp://x' })), [
-      `PORTCULLIS_UPSTREAM_URL="ftp://x" (environment variable for upstream.url): ${NOT_HTTP}`,
-    ])
+    t.same(
+      issuesOf(() => parse('', { PORTCULLIS_PORT: '70000' })),
+      [
+        'PORTCULLIS_PORT="70000" (environment variable for server.port): Too big: expected number to be <=65535',
+      ],
+    )
+    t.same(
+      issuesOf(() => parse('', { PORTCULLIS_ADMIN_PORT: '8080.5' })),
+      [
+        'PORTCULLIS_ADMIN_PORT="8080.5" (environment variable for server.admin_port): Invalid input: expected int, received number',
+      ],
+    )
+    t.same(
+      issuesOf(() => parse('', { SERVICE_ACCOUNT_CACHE_TTL_SECONDS: 'soon' })),
+      [
+        'SERVICE_ACCOUNT_CACHE_TTL_SECONDS="soon" (environment variable for service_accounts.cache_ttl_seconds): must be a non-negative number',
+      ],
+    )
+    t.same(
+      issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'ftp://x' })),
+      [`PORTCULLIS_UPSTREAM_URL="ftp://x" (environment variable for upstream.url): ${NOT_HTTP}`],
+    )
     t.same(
       issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'ftp://user:secret@x' })),
       [`PORTCULLIS_UPSTREAM_URL="ftp://x" (environment variable for upstream.url): ${NOT_HTTP}`],
@@ -323,7 +336,7 @@ void t.test('environment bindings', async (t) => {
     t.same(
       issuesOf(() => parse('database: {url: 42}', { DATABASE_URL: 'postgres://u:pw@h/db' })),
       ['database.url: must be a string, {from_env: NAME} or {from_file: PATH}'],
-      'a key the file set is the file\'s problem',
+      "a key the file set is the file's problem",
     )
   })
 
@@ -406,7 +419,10 @@ void t.test('relative paths in the file resolve against the file’s directory',
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   mkdirSync(join(dir, 'keys'))
-  writeFileSync(join(dir, 'keys', 'jwks.json'), readFileSync(join(ROOT, 'test/fixtures/keys/jwks.json')))
+  writeFileSync(
+    join(dir, 'keys', 'jwks.json'),
+    readFileSync(join(ROOT, 'test/fixtures/keys/jwks.json')),
+  )
   writeFileSync(join(dir, 'keys', 'security-key'), 'key-from-a-file\n')
   writeFileSync(
     join(dir, 'portcullis.yaml'),
@@ -437,15 +453,21 @@ void t.test('relative paths in the file resolve against the file’s directory',
 })
 
 void t.test('unknown keys suggest the closest known key', async (t) => {
-  t.same(issuesOf(() => parse('auth: {jwks_fle: x}\nlogging: {levle: debug}\ndatabse: {}')), [
-    'auth.jwks_fle: unknown key (did you mean auth.jwks_file?)',
-    'logging.levle: unknown key (did you mean logging.level?)',
-    'databse: unknown key (did you mean database?)',
-  ])
-  t.same(issuesOf(() => parse('server: {data_dir: x, zzzzzzzz: 1}')), [
-    'server.data_dir: unknown key (did you mean database.data_dir?)',
-    'server.zzzzzzzz: unknown key',
-  ])
+  t.same(
+    issuesOf(() => parse('auth: {jwks_fle: x}\nlogging: {levle: debug}\ndatabse: {}')),
+    [
+      'auth.jwks_fle: unknown key (did you mean auth.jwks_file?)',
+      'logging.levle: unknown key (did you mean logging.level?)',
+      'databse: unknown key (did you mean database?)',
+    ],
+  )
+  t.same(
+    issuesOf(() => parse('server: {data_dir: x, zzzzzzzz: 1}')),
+    [
+      'server.data_dir: unknown key (did you mean database.data_dir?)',
+      'server.zzzzzzzz: unknown key',
+    ],
+  )
 })
 
 void t.test('warnings: an empty file, a gateway that runs open, unchecked JWTs', async (t) => {
