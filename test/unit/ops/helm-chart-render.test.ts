@@ -1,4 +1,5 @@
 import t from 'tap'
+import { kubernetesSchemaProblems } from '../../helpers/kubernetes-schemas.js'
 import { exampleValues, find, NAMESPACE, render, type Rendered } from './chart.js'
 
 const kinds = (rendered: Rendered): string[] =>
@@ -137,4 +138,61 @@ void t.test('values that cannot work are refused with a message', async (t) => {
     ],
   ]
   for (const [what, values] of allowed) t.doesNotThrow(() => render(values), what)
+})
+
+void t.test('every rendered manifest is valid against its Kubernetes schema', async (t) => {
+  const cases: [string, Record<string, unknown>][] = [
+    ...CASES,
+    // Every optional template switched on, so that each kind is validated at least once.
+    [
+      'everything on',
+      {
+        ...exampleValues('ingress-postgres-values.yaml'),
+        ingress: { enabled: true, tls: [{ secretName: 'tls', hosts: ['portcullis.example.com'] }] },
+        networkPolicy: {
+          enabled: true,
+          backend: { podSelector: { 'app.kubernetes.io/name': 'agentos' } },
+          egress: { restrict: true },
+        },
+        autoscaling: { enabled: true, targetMemoryUtilizationPercentage: 80 },
+        metrics: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true } },
+      },
+    ],
+  ]
+  const seen = new Set<string>()
+  for (const [name, values] of cases) {
+    for (const manifest of render(values).manifests) {
+      seen.add(manifest.kind)
+      t.same(
+        kubernetesSchemaProblems(manifest),
+        [],
+        `${name}: ${manifest.kind}/${manifest.metadata.name} matches its schema`,
+      )
+    }
+  }
+  for (const kind of [
+    'Deployment',
+    'Service',
+    'ConfigMap',
+    'PersistentVolumeClaim',
+    'Ingress',
+    'NetworkPolicy',
+    'HorizontalPodAutoscaler',
+    'ServiceMonitor',
+    'PrometheusRule',
+    'PodDisruptionBudget',
+  ])
+    t.ok(seen.has(kind), `${kind} was validated`)
+})
+
+void t.test('the schema check catches what a real cluster would refuse', async (t) => {
+  const deployment = find(render(), 'Deployment')[0]
+  t.ok(deployment)
+  const broken = structuredClone(deployment) as Record<string, unknown> & {
+    spec: { template: { spec: { containers: { ports: { containerPort: unknown }[] }[] } } }
+  }
+  const port = broken.spec.template.spec.containers[0]?.ports[0]
+  if (port !== undefined) port.containerPort = 'eighty'
+  t.match(kubernetesSchemaProblems(broken), [/containerPort must be integer/])
+  t.same(kubernetesSchemaProblems({ apiVersion: 'v1', kind: 'Pod2' }), ['no schema for v1/Pod2'])
 })
