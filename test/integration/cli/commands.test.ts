@@ -1,8 +1,8 @@
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
+import { Child, childEnv, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
 import { startGateway, type Teardown } from '../../helpers/gateway.js'
 import { startRuntime } from '../../helpers/runtime.js'
 
@@ -131,6 +131,7 @@ void t.test('tokens commands explain a rejected or missing credential', async (t
 
 void t.test('keys generate and jwt mint produce tokens the gateway accepts', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-keys-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
   const generated = await portcullis(t, [
     'keys',
     'generate',
@@ -148,6 +149,11 @@ void t.test('keys generate and jwt mint produce tokens the gateway accepts', asy
   t.equal(jwks.keys[0]?.kid, 'dev-1')
   t.equal(jwks.keys[0]?.alg, 'ES256')
   t.equal(jwks.keys[0]?.d, undefined, 'the JWKS holds no private part')
+  t.equal(
+    (await stat(join(dir, 'dev-1.private.pem'))).mode & 0o777,
+    0o600,
+    'the private key is readable by its owner only',
+  )
 
   const refused = await portcullis(t, [
     'jwt',
@@ -197,6 +203,7 @@ void t.test('keys generate and jwt mint produce tokens the gateway accepts', asy
 
 void t.test('migrate applies the schema once', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-migrate-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
   const env = { PORTCULLIS_DATA_DIR: join(dir, 'db'), OS_SECURITY_KEY: 'k' }
   const first = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(first.code, 0, first.stderr)
@@ -204,4 +211,82 @@ void t.test('migrate applies the schema once', async (t) => {
   const second = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(second.code, 0, second.stderr)
   t.equal(second.stdout, 'Schema is up to date.')
+})
+
+void t.test('--version and the tokens subcommands’ help', async (t) => {
+  const version = await portcullis(t, ['--version'])
+  t.equal(version.code, 0)
+  const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    version: string
+  }
+  t.equal(version.stdout, pkg.version)
+  const help = await portcullis(t, ['tokens', '--help'])
+  t.equal(help.code, 0)
+  t.match(help.stdout, /create \[options\] <name> +Mint a token for a new service account/)
+  t.match(help.stdout, /list \[options\] +List service accounts/)
+  t.match(help.stdout, /revoke \[options\] <name-or-id> +Revoke an account by name or id/)
+  const top = await portcullis(t, ['--help'])
+  t.match(top.stdout, /Exit codes:\n {2}0 {2}success\n {2}1 .*\n {2}2 .*\n {2}3 .*\n {2}4 /)
+})
+
+void t.test('mint: malformed and privileged scopes, by the API and the CLI', async (t) => {
+  const runtime = await startRuntime(t)
+  const gateway = await startGateway(t, {
+    upstream: { url: runtime.url },
+    auth: { security_key: 'root-key' },
+  })
+  const env = { OS_SECURITY_KEY: 'root-key', PORTCULLIS_URL: gateway.url }
+  const mint = (body: unknown) =>
+    fetch(`${gateway.url}/service-accounts`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer root-key', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+
+  // AgentOS 2.9.0's grammar (parse_scope): only the number of `:`-separated parts is checked.
+  for (const [scope, status] of [
+    ['agents::run', 201],
+    ['agents:', 201],
+    [':run', 201],
+    ['bogus', 400],
+    ['a:b:c:d', 400],
+    ['', 400],
+  ] as const) {
+    const name = `m-${Math.random().toString(36).slice(2, 10)}`
+    const response = await mint({ name, scopes: [{ scope }] })
+    t.equal(response.status, status, `API: ${JSON.stringify(scope)} → ${status}`)
+    if (status === 400) t.same(await response.json(), { detail: `Invalid scope(s): ${scope}` })
+  }
+
+  const empty = await portcullis(
+    t,
+    ['tokens', 'create', 'empty-id', '--scopes', 'agents::run'],
+    env,
+  )
+  t.equal(empty.code, 0, 'the CLI mints what the API accepts')
+  const token = /svc_pat_[0-9A-Za-z]+/.exec(empty.stdout)?.[0] ?? ''
+  const run = await fetch(`${gateway.url}/agents/a1/runs`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'message=hi',
+  })
+  t.equal(run.status, 403, 'an empty resource id names no agent (a deliberate deviation)')
+
+  const invalid = await portcullis(t, ['tokens', 'create', 'bad', '--scopes', 'a:b:c:d'], env)
+  t.equal(invalid.code, 1)
+  t.equal(invalid.stderr, 'portcullis: mint failed (400): Invalid scope(s): a:b:c:d')
+
+  const privileged = await portcullis(
+    t,
+    ['tokens', 'create', 'writer', '--scopes', 'sessions:write'],
+    env,
+  )
+  t.equal(privileged.code, 1)
+  t.equal(
+    privileged.stderr,
+    'portcullis: mint failed (400): Privileged scope(s) require allow_privileged_scopes=true: sessions:write. Privileged tokens must be deliberate, never accidental. Pass --privileged to grant them.',
+  )
 })

@@ -188,7 +188,8 @@ void t.test('every rendered manifest is valid against its Kubernetes schema', as
 void t.test('the schema check catches what a real cluster would refuse', async (t) => {
   const deployment = find(render(), 'Deployment')[0]
   t.ok(deployment)
-  const broken = structuredClone(deployment) as Record<string, unknown> & {
+  const broken = structuredClone(deployment) as unknown as {
+    kind: string
     spec: { template: { spec: { containers: { ports: { containerPort: unknown }[] }[] } } }
   }
   const port = broken.spec.template.spec.containers[0]?.ports[0]
