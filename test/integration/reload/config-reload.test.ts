@@ -1,4 +1,4 @@
-import { mkdtemp, rename, writeFile } from 'node:fs/promises'
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -15,6 +15,13 @@ import { waitFor } from '../../helpers/wait.js'
 import type { Teardown } from '../../helpers/gateway.js'
 
 type Sections = Record<string, unknown>
+
+/** A temporary directory, removed at teardown. */
+async function tempDir(t: Teardown): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'portcullis-reload-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
 
 async function writeAtomically(path: string, sections: Sections): Promise<void> {
   await writeFile(`${path}.tmp`, stringify(sections))
@@ -53,7 +60,7 @@ void t.test(
   'a valid file replaces the running config; an invalid one is refused and the old stays',
   async (t) => {
     const runtime = await startRuntime(t)
-    const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
+    const path = join(await tempDir(t), 'portcullis.yaml')
     await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
     const { gateway, running, reloader, logs, status } = await gatewayFromFile(t, path)
     t.equal(await status('key-a'), 200)
@@ -87,7 +94,7 @@ void t.test(
 
 void t.test('a request in flight finishes under the config it started with', async (t) => {
   const runtime = await startRuntime(t)
-  const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
+  const path = join(await tempDir(t), 'portcullis.yaml')
   await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
   const { running, reloader, status } = await gatewayFromFile(t, path)
   const slow = fetch(`${running.url}/slow?ms=1500`, { headers: { authorization: 'Bearer key-a' } })
@@ -101,7 +108,7 @@ void t.test('a request in flight finishes under the config it started with', asy
 void t.test('restart-only keys are reported and keep their running values', async (t) => {
   const runtime = await startRuntime(t)
   const other = await startRuntime(t)
-  const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
+  const path = join(await tempDir(t), 'portcullis.yaml')
   await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
   const { reloader, status } = await gatewayFromFile(t, path)
   await writeAtomically(path, baseSections(other.url, { auth: { security_key: 'key-b' } }))
@@ -115,7 +122,7 @@ void t.test('restart-only keys are reported and keep their running values', asyn
 
 void t.test('a config that fails to build keeps the old generation serving', async (t) => {
   const runtime = await startRuntime(t)
-  const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
+  const path = join(await tempDir(t), 'portcullis.yaml')
   await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
   const { reloader, status } = await gatewayFromFile(t, path)
   // Valid YAML and schema, but an HS256 "secret" that is a PEM public key is refused at build.
@@ -132,7 +139,7 @@ void t.test('a config that fails to build keeps the old generation serving', asy
 
 void t.test('server.watch_config reloads when the file changes', async (t) => {
   const runtime = await startRuntime(t)
-  const path = join(await mkdtemp(join(tmpdir(), 'portcullis-reload-')), 'portcullis.yaml')
+  const path = join(await tempDir(t), 'portcullis.yaml')
   const watched = (key: string): Sections =>
     baseSections(runtime.url, { auth: { security_key: key } })
   await writeAtomically(path, watched('key-a'))
@@ -149,7 +156,7 @@ void t.test('server.watch_config reloads when the file changes', async (t) => {
 
 void t.test('portcullis serve reloads on SIGHUP', async (t) => {
   const runtime = await startRuntime(t)
-  const dir = await mkdtemp(join(tmpdir(), 'portcullis-reload-'))
+  const dir = await tempDir(t)
   const path = join(dir, 'portcullis.yaml')
   await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
   const child = new Child(t, tsxArgs('src/main.ts', 'serve', '--config', path), childEnv())

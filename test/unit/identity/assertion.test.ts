@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -137,6 +137,7 @@ void t.test(
   'rule 10: a shared signing keys file: the first key signs, all are published',
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'portcullis-keys-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
     const file = join(dir, 'keys.json')
     const privateJwk = async (kid?: string) => {
       const { privateKey } = await generateKeyPair('ES256', { extractable: true })
