@@ -12,6 +12,7 @@ interface JsonSchema {
   enum?: unknown[]
   minimum?: number
   maximum?: number
+  exclusiveMinimum?: number
   additionalProperties?: boolean | JsonSchema
 }
 
@@ -30,7 +31,14 @@ file (one trailing newline is ignored).
 
 **Environment variables** fill keys the file leaves unset; a value in the file wins. The exception
 is \`JWT_VERIFICATION_KEY\`, which is appended to \`auth.verification_keys\` even when the file gives
-a list (as AgentOS does).
+a list (as AgentOS does). A bad value is reported by the variable's name (\`PORTCULLIS_PORT="abc"
+(environment variable for server.port): must be a non-negative number\`); an unknown key by the
+closest known one (\`server.prot: unknown key (did you mean server.port?)\`).
+
+**Relative paths** written in the file (\`auth.jwks_file\`, \`database.data_dir\`,
+\`identity.assertion.signing_keys_file\`, \`{from_file: …}\`) resolve against the config file's
+directory; relative paths from environment variables and the defaults resolve against the working
+directory. \`config check\` prints every resolved path.
 `
 
 /** Renders docs/configuration.md from the schema: one table per section, every key. */
@@ -83,14 +91,19 @@ function typeOf(schema: JsonSchema): string {
   if (schema.type === 'array') return `list of ${typeOf(schema.items ?? {})}`
   if (schema.type === 'object') return 'map'
   if (schema.type === 'null') return 'null'
-  if (schema.type === 'integer') {
-    const range =
-      schema.minimum !== undefined && schema.maximum !== undefined && schema.maximum < 1e9
-        ? ` ${schema.minimum}–${schema.maximum}`
-        : ''
-    return `integer${range}`
-  }
+  if (schema.type === 'integer' || schema.type === 'number')
+    return `${schema.type}${bounds(schema)}`
   return Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any')
+}
+
+/** ` 16–65535`, ` ≥ 16`, ` > 0` or nothing: every bound the schema sets. */
+function bounds(schema: JsonSchema): string {
+  const max = schema.maximum !== undefined && schema.maximum < 1e9 ? schema.maximum : undefined
+  if (schema.minimum !== undefined && max !== undefined) return ` ${schema.minimum}–${max}`
+  if (schema.minimum !== undefined && schema.minimum > -1e9) return ` ≥ ${schema.minimum}`
+  if (schema.exclusiveMinimum !== undefined) return ` > ${schema.exclusiveMinimum}`
+  if (max !== undefined) return ` ≤ ${max}`
+  return ''
 }
 
 function defaultOf(schema: JsonSchema): string {

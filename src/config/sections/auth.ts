@@ -118,7 +118,7 @@ export const authSchema = z
       .nullable()
       .default(null)
       .describe(
-        'Routes that bypass authentication entirely. Unset: /, /health, /info, /docs, /redoc, /openapi.json, /docs/oauth2-redirect. A list replaces the defaults.',
+        'Routes that bypass authentication entirely. Each is a path whose segments are literals, `*` (exactly one segment) or a final `**` (one or more segments): `/slack/**` covers everything below /slack but not /slack itself; a trailing `/` is ignored. Unset: /, /health, /info, /docs, /redoc, /openapi.json, /docs/oauth2-redirect. A list replaces the defaults.',
       ),
     admin_scope: z
       .string()
