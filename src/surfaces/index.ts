@@ -90,7 +90,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
       path: mcp.path,
       inspect: mcp.enabled,
       bodyLimits,
-      policy: new McpToolPolicy({ adminScope, userIsolation }),
+      policy: new McpToolPolicy({ adminScope, userIsolation, lookup }),
       guard: new McpHostGuard({
         open: mode.mode === 'none',
         allowedHosts: mcp.allowed_hosts,

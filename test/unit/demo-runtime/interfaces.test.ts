@@ -167,3 +167,41 @@ void t.test('AG-UI streams events carrying forwarded_props.user_id', async (t) =
   t.match(events[2], { type: 'TEXT_MESSAGE_CONTENT', delta: 'echo: hey', user_id: 'frank' })
   t.match(events.at(-1), { type: 'RUN_FINISHED', user_id: 'frank' })
 })
+
+void t.test(
+  'MCP tools raise as AgentOS: an isError result with fastmcp text, CRLF SSE',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const call = (id: number, name: string, args: Record<string, unknown>) =>
+      fetch(`${runtime.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      }).then((response) => response.text())
+    const error = (id: number, text: string) =>
+      `event: message\r\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } })}\r\n\r\n`
+    t.equal(
+      await call(1, 'cancel_run', { agent_id: 'a1', team_id: 't1', run_id: 'r' }),
+      error(
+        1,
+        "Error calling tool 'cancel_run': Provide exactly one of agent_id, team_id, or workflow_id",
+      ),
+    )
+    t.equal(
+      await call(2, 'continue_run', { team_id: 'nope', run_id: 'r' }),
+      error(2, "Error calling tool 'continue_run': Component nope not found"),
+    )
+    t.equal(
+      await call(3, 'run_team', { team_id: 'zz' }),
+      error(3, "Error calling tool 'run_team': Team zz not found"),
+    )
+  },
+)
