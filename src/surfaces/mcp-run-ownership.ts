@@ -48,7 +48,6 @@ export async function runOwnershipRefusal(
 
 /** A list of runs, or a page of them (`{data: […]}`). */
 function runList(value: unknown): readonly unknown[] | undefined {
-  if (Array.isArray(value)) return value
-  if (isJsonObject(value) && Array.isArray(value['data'])) return value['data']
-  return undefined
+  const list: unknown = isJsonObject(value) ? value['data'] : value
+  return Array.isArray(list) ? (list as unknown[]) : undefined
 }
