@@ -42,7 +42,12 @@ export interface SseStream {
   end(): void
 }
 
-export function startSse(res: ServerResponse, headers: Record<string, string> = {}): SseStream {
+/** `lineEnd`: sse-starlette (AgentOS's MCP transport) ends every line with CRLF. */
+export function startSse(
+  res: ServerResponse,
+  headers: Record<string, string> = {},
+  lineEnd: '\n' | '\r\n' = '\n',
+): SseStream {
   res.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -55,7 +60,8 @@ export function startSse(res: ServerResponse, headers: Record<string, string> = 
     send(data, event) {
       if (res.destroyed || res.writableEnded) return
       const payload = typeof data === 'string' ? data : JSON.stringify(data)
-      res.write(`${event === undefined ? '' : `event: ${event}\n`}data: ${payload}\n\n`)
+      const head = event === undefined ? '' : `event: ${event}${lineEnd}`
+      res.write(`${head}data: ${payload}${lineEnd}${lineEnd}`)
     },
     end() {
       if (!res.destroyed && !res.writableEnded) res.end()

@@ -38,12 +38,33 @@ export const ANONYMOUS: Principal = Object.freeze({
   expiresAt: null,
 })
 
-/** Identity prefixes no JWT or client-supplied user id may claim (reference 6.3). */
+/**
+ * What an open AgentOS is told instead of a principal it reserves, on the interface routes that
+ * refuse a client-supplied reserved id (A2A, AG-UI): `sa:ci` runs there as `__portcullis__:sa:ci`
+ * (docs/agentos-compatibility.md A2A-2). Portcullis reserves the prefix, so no JWT subject and no
+ * client-supplied user id can claim it.
+ */
+export const INTERFACE_ALIAS_PREFIX = '__portcullis__:'
+
+/** AgentOS's reserved principals: service accounts, OAuth clients, the scheduler (6.3). */
+function isAgentOsReserved(userId: string): boolean {
+  return userId.startsWith('sa:') || userId.startsWith('__oauth__:') || userId === '__scheduler__'
+}
+
+/** Identity prefixes no JWT or client-supplied user id may claim: AgentOS's and the alias's. */
 export function isReservedPrincipal(userId: unknown): boolean {
   return (
     typeof userId === 'string' &&
-    (userId.startsWith('sa:') || userId.startsWith('__oauth__:') || userId === '__scheduler__')
+    (isAgentOsReserved(userId) || userId.startsWith(INTERFACE_ALIAS_PREFIX))
   )
+}
+
+/** The user id an open AgentOS accepts from this principal on A2A and AG-UI routes (A2A-2). */
+export function interfaceUserId(principal: Principal): string | null {
+  const userId = principal.userId
+  return userId !== null && isAgentOsReserved(userId)
+    ? `${INTERFACE_ALIAS_PREFIX}${userId}`
+    : userId
 }
 
 /** Admin is exact membership of the configured admin scope (reference 1.5). */

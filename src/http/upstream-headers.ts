@@ -2,21 +2,33 @@ import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
 /**
  * Headers a client may use to make a backend believe a different path than the one we authorized
- * (attack class 10). Never forwarded, from anyone.
+ * (attack class 10). Never forwarded, from anyone; matched after normalization, so every case and
+ * `_` spelling of these names is dropped too.
  */
 export const FORWARDED_PATH_HEADERS: readonly string[] = [
   'x-original-url',
   'x-original-uri',
   'x-original-path',
   'x-rewrite-url',
+  'x-rewritten-url',
+  'x-forwarded-url',
   'x-forwarded-uri',
   'x-forwarded-path',
   'x-forwarded-prefix',
   'x-envoy-original-path',
 ]
 
+/** Headers that make some frameworks run a different method than the one authorized. */
+export const METHOD_OVERRIDE_HEADERS: readonly string[] = [
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+  'x-original-method',
+  'x-forwarded-method',
+]
+
 /**
- * Client-address, host and method headers that other proxies set and some backends believe. The
+ * Client-address and host headers that other proxies set and some backends believe. The
  * gateway vouches only for the X-Forwarded-For/-Proto/-Host and Forwarded it rebuilds, so a
  * client's copies of these never pass either: the request authorized is the request forwarded.
  */
@@ -32,9 +44,6 @@ export const SPOOFABLE_PROXY_HEADERS: readonly string[] = [
   'x-forwarded-port',
   'x-host',
   'x-original-host',
-  'x-http-method-override',
-  'x-http-method',
-  'x-method-override',
 ]
 
 const REBUILT = new Set([
@@ -50,6 +59,7 @@ const REBUILT = new Set([
 const NEVER_FORWARDED = new Set([
   ...HOP_BY_HOP,
   ...FORWARDED_PATH_HEADERS,
+  ...METHOD_OVERRIDE_HEADERS,
   ...SPOOFABLE_PROXY_HEADERS,
   'expect',
 ])

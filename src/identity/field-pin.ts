@@ -4,6 +4,8 @@ export interface FieldPin {
   readonly value: string
   /** true: set even when the client sent none; false: only replace client copies. */
   readonly always: boolean
+  /** Other values the caller may choose instead (every client copy naming the same one). */
+  readonly accepted?: readonly string[]
 }
 
 /** Client values of inspected fields (`session_id` for gates, `user_id` for learnings), by name. */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { scopedUserId, type Principal } from '../auth/principal.js'
+import { interfaceUserId, scopedUserId, type Principal } from '../auth/principal.js'
 import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
 import { GatewayError } from '../errors.js'
 import { normalizeHeaderName, type HeaderAdjustments } from '../http/upstream-headers.js'
@@ -94,7 +94,7 @@ export class IdentityEnforcer {
     const gated = scoped !== null && (route === 'run-gated' || route === 'run-continue')
     const checksLearnings = scoped !== null && route === 'learnings'
     const observed = gated ? SESSION_ONLY : checksLearnings ? USER_ONLY : NOTHING_OBSERVED
-    const queryPins = queryPinsFor(route, uid, scoped)
+    const queryPins = queryPinsFor(route, uid, scoped, interfaceUserId(principal))
     let query: string | undefined
     let sessionGiven = false
     if (queryPins.length > 0) {

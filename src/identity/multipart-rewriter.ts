@@ -31,6 +31,17 @@ export function invalidMultipart(cause?: unknown): GatewayError {
 }
 
 /**
+ * Starlette's text for a part without `name` (reference: starlette/formparsers.py). busboy also
+ * reads no name from the RFC 2231 form `name*=…`, which Python's parser would decode: such a part
+ * cannot be re-serialized as the upstream would read it, so it is refused the same way.
+ */
+export const PART_NAME_REQUIRED = 'The Content-Disposition header field "name" must be provided.'
+
+function unnamedPart(): GatewayError {
+  return new GatewayError('BAD_REQUEST', PART_NAME_REQUIRED, { reason: 'identity.multipart_name' })
+}
+
+/**
  * Re-serializes a multipart body part by part with a new boundary, dropping every client part
  * named like a pinned field and writing ours. Files are piped through with backpressure, never
  * held: the input is paused while the output or the queue of parsed fields is full. Since the
@@ -107,12 +118,20 @@ export function rewriteMultipart(
   }
 
   for (const pin of options.pins) if (pin.always) emitPin(pin)
-  parser.on('field', (name: string, value: string, info: FieldInfo) => {
+  // busboy's types say string; a part without a readable name gives undefined.
+  parser.on('field', (name: string | undefined, value: string, info: FieldInfo) => {
+    if (typeof name !== 'string') return fail(unnamedPart())
     if (info.valueTruncated) return fail(bodyTooLarge())
     if (options.observed.includes(name)) observe(seen, name, value)
     if (!replaced(name)) writePart({ name }, encodePart(value))
   })
-  parser.on('file', (name: string, file: Readable, info: FileInfo) => {
+  parser.on('file', (name: string | undefined, file: Readable, info: FileInfo) => {
+    // A failure destroys the parser, which errors the part being read: never unhandled.
+    file.on('error', () => {})
+    if (typeof name !== 'string') {
+      file.resume()
+      return fail(unnamedPart())
+    }
     if (replaced(name)) {
       file.resume()
       return

@@ -14,14 +14,19 @@ function pin(name: string, value: string, always: boolean): FieldPin {
 
 /**
  * Query `user_id`: scoped callers everywhere (every read of reference 7.2 takes it from the
- * query, and it is harmless elsewhere); on fork, every caller with a user id.
+ * query, and it is harmless elsewhere); on fork, every caller with a user id. A service account
+ * may name its interface alias instead, to read what it ran over A2A or AG-UI (A2A-3).
  */
 export function queryPinsFor(
   route: IdentityRoute,
   uid: string | null,
   scoped: string | null,
+  alias: string | null = null,
 ): readonly FieldPin[] {
-  if (scoped !== null) return [pin(USER_ID, scoped, true)]
+  if (scoped !== null) {
+    const scopedPin = pin(USER_ID, scoped, true)
+    return [alias === null || alias === scoped ? scopedPin : { ...scopedPin, accepted: [alias] }]
+  }
   if (route === 'fork' && uid !== null) return [pin(USER_ID, uid, true)]
   return NO_PINS
 }

@@ -36,6 +36,13 @@ export function decodeFormComponent(text: string): string {
   return Buffer.from(bytes).toString('utf8')
 }
 
+/** The pin's value, or the accepted one every client copy names. */
+function chosenValue(pin: FieldPin, sent: readonly string[] | undefined): string {
+  const [first] = sent ?? []
+  if (first === undefined || pin.accepted?.includes(first) !== true) return pin.value
+  return sent?.every((value) => value === first) === true ? first : pin.value
+}
+
 /**
  * Removes every client copy of a pinned field (any spelling that decodes to its name) and appends
  * the pinned value; records decoded values of the observed names. `text` is the raw list; for a
@@ -50,6 +57,7 @@ export function rewriteFieldList(
   const seen = new Map<string, unknown[]>()
   const kept: string[] = []
   const removed = new Set<string>()
+  const sent = new Map<string, string[]>()
   let fieldStart = 0
   let separator = ''
   for (let index = 0; text !== '' && index <= text.length; index++) {
@@ -61,15 +69,20 @@ export function rewriteFieldList(
     if (observed.includes(name)) {
       observe(seen, name, decodeFormComponent(eq === -1 ? '' : field.slice(eq + 1)))
     }
-    if (findPin(pins, name) !== undefined) removed.add(name)
-    else kept.push(kept.length === 0 ? field : `${separator}${field}`)
+    const pin = findPin(pins, name)
+    if (pin !== undefined) {
+      removed.add(name)
+      if (pin.accepted !== undefined)
+        observe(sent, name, decodeFormComponent(eq === -1 ? '' : field.slice(eq + 1)))
+    } else kept.push(kept.length === 0 ? field : `${separator}${field}`)
     separator = code === -1 ? '' : String.fromCharCode(code)
     fieldStart = index + 1
   }
   const added: string[] = []
   for (const pin of pins) {
     if (pin.always || removed.has(pin.name)) {
-      added.push(`${encodeURIComponent(pin.name)}=${encodeURIComponent(pin.value)}`)
+      const value = chosenValue(pin, sent.get(pin.name))
+      added.push(`${encodeURIComponent(pin.name)}=${encodeURIComponent(value)}`)
     }
   }
   if (removed.size === 0 && added.length === 0) return { text, changed: false, observed: seen }

@@ -72,9 +72,17 @@ export class Authorizer {
     this.#denyUnmapped = options.denyUnmapped
   }
 
-  /** Returns the decision, or throws ACCESS_DENIED with AgentOS's text. */
-  authorize(principal: Principal, method: string, path: string): Authorization {
-    const route = this.#table.match(method, path)
+  /**
+   * Returns the decision, or throws ACCESS_DENIED with AgentOS's text. HEAD is decided as the GET
+   * it mirrors (an HTTP server answers HEAD with GET's headers), unless a rule names HEAD itself.
+   */
+  authorize(principal: Principal, requestMethod: string, path: string): Authorization {
+    let route = this.#table.match(requestMethod, path)
+    let method = requestMethod
+    if (route === undefined && requestMethod === 'HEAD') {
+      method = 'GET'
+      route = this.#table.match(method, path)
+    }
     const requiredScopes = route?.scopes ?? NO_SCOPES
     const enforcement = enforcementFor(principal)
     if (enforcement === 'none') return { route, accessibleIds: undefined, requiredScopes }

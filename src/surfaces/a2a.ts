@@ -1,6 +1,8 @@
 import type { Middleware, Next } from 'koa'
-import { scopedUserId, type Principal } from '../auth/principal.js'
+import { interfaceUserId, scopedUserId, type Principal } from '../auth/principal.js'
 import { GatewayError } from '../errors.js'
+import { encodeIdHeaderValue } from '../identity/header-values.js'
+import { USER_ID_HEADER } from '../identity/identity-headers.js'
 import type { GatewayContext, GatewayState } from '../http/state.js'
 import { satisfies } from '../policy/grants.js'
 import type { ComponentCatalog, Family } from './a2a-catalog.js'
@@ -68,6 +70,7 @@ export function a2aStage(deps: A2aStageDeps): Middleware<GatewayState> {
 
 async function inspect(ctx: GatewayContext, deps: A2aStageDeps, route: A2aRoute): Promise<void> {
   const principal = ctx.state.principal
+  aliasUserIdHeader(ctx, principal)
   const body = await requireRequestJson(ctx, deps.bodyLimits)
   const params = isJsonObject(body) ? objectMember(body, 'params') : undefined
   const metadata = objectMember(objectMember(params, 'message'), 'metadata')
@@ -79,8 +82,28 @@ async function inspect(ctx: GatewayContext, deps: A2aStageDeps, route: A2aRoute)
   } else if (route.operation === 'tasks:get') {
     const scoped = scopedUserId(principal, deps.adminScope, deps.userIsolation)
     if (scoped !== null) {
-      await verifyTaskOwnership(deps.lookup, route, params?.['contextId'], scoped)
+      // A2A runs of a service account are stored under its alias; REST ones under `sa:<name>`.
+      const owners = [...new Set([interfaceUserId(principal) ?? scoped, scoped])]
+      await verifyTaskOwnership(deps.lookup, route, params?.['contextId'], owners)
     }
+  }
+}
+
+/**
+ * AgentOS's A2A routes read `X-User-ID` first and refuse a reserved principal from a caller they
+ * see as anonymous (every caller, upstream of an open AgentOS): a service account or the
+ * scheduler is named there by its interface alias (A2A-2).
+ */
+function aliasUserIdHeader(ctx: GatewayContext, principal: Principal): void {
+  const alias = interfaceUserId(principal)
+  const headers = ctx.state.upstreamHeaders
+  if (alias === principal.userId || alias === null || headers?.inject === undefined) return
+  const value = encodeIdHeaderValue(alias)
+  ctx.state.upstreamHeaders = {
+    ...headers,
+    inject: headers.inject.map(([name, current]) =>
+      name.toLowerCase() === USER_ID_HEADER ? [name, value] : [name, current],
+    ),
   }
 }
 

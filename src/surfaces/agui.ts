@@ -1,4 +1,5 @@
 import type { Middleware, Next } from 'koa'
+import { interfaceUserId } from '../auth/principal.js'
 import type { GatewayContext, GatewayState } from '../http/state.js'
 import { pinClientUserId } from './client-user-id.js'
 import { isJsonObject } from './json.js'
@@ -29,19 +30,20 @@ async function pinForwardedUserId(ctx: GatewayContext, limits: JsonBodyLimits): 
   const body = await requireRequestJson(ctx, limits)
   if (!isJsonObject(body)) return
   const principal = ctx.state.principal
+  const userId = interfaceUserId(principal)
   const present = FORWARDED_PROPS.filter((key) => key in body)
   let changed = false
   for (const key of present) {
     const props = body[key]
     if (isJsonObject(props)) {
       changed = pinClientUserId(props, 'user_id', principal, true) || changed
-    } else if (principal.userId !== null) {
-      body[key] = { user_id: principal.userId }
+    } else if (userId !== null) {
+      body[key] = { user_id: userId }
       changed = true
     }
   }
-  if (present.length === 0 && principal.userId !== null) {
-    body['forwardedProps'] = { user_id: principal.userId }
+  if (present.length === 0 && userId !== null) {
+    body['forwardedProps'] = { user_id: userId }
     changed = true
   }
   if (changed) replaceRequestJson(ctx, body)

@@ -1,4 +1,4 @@
-import { isReservedPrincipal, type Principal } from '../auth/principal.js'
+import { interfaceUserId, isReservedPrincipal, type Principal } from '../auth/principal.js'
 import { GatewayError } from '../errors.js'
 import type { JsonObject } from './json.js'
 
@@ -19,9 +19,9 @@ export function claimsReservedPrincipal(value: unknown): boolean {
 
 /**
  * A user id the client put in a body, as AgentOS's A2A and AG-UI treat it (reference 7.2): a
- * caller with a user id gets theirs written over it; anyone else keeps it unless it claims a
- * reserved principal (403). `always`: also set when the client sent none. Returns whether the
- * object changed.
+ * caller with a user id gets theirs written over it (its interface alias for a service account
+ * or the scheduler, A2A-2); anyone else keeps it unless it claims a reserved principal (403).
+ * `always`: also set when the client sent none. Returns whether the object changed.
  */
 export function pinClientUserId(
   holder: JsonObject,
@@ -29,7 +29,7 @@ export function pinClientUserId(
   principal: Principal,
   always: boolean,
 ): boolean {
-  const userId = principal.userId
+  const userId = interfaceUserId(principal)
   if (userId === null) {
     if (claimsReservedPrincipal(holder[key])) throw reservedUserIdError()
     return false

@@ -14,6 +14,7 @@ import type { Unsubscribe } from '../service-accounts/store.js'
 import { a2aStage } from './a2a.js'
 import { ComponentCatalog } from './a2a-catalog.js'
 import { aguiStage } from './agui.js'
+import { discoveryStage } from './discovery-urls.js'
 import { CredentialWatch } from './credential-watch.js'
 import { mcpChallenge, mcpStage } from './mcp.js'
 import { McpHostGuard } from './mcp-host-guard.js'
@@ -90,7 +91,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
       path: mcp.path,
       inspect: mcp.enabled,
       bodyLimits,
-      policy: new McpToolPolicy({ adminScope, userIsolation }),
+      policy: new McpToolPolicy({ adminScope, userIsolation, lookup }),
       guard: new McpHostGuard({
         open: mode.mode === 'none',
         allowedHosts: mcp.allowed_hosts,
@@ -110,6 +111,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
       }),
     )
   }
+  afterIdentity.push(discoveryStage(deps.headerOptions))
   const aguiPaths = new Set(interfaces.agui.endpoints.map(({ prefix }) => `${prefix}/agui`))
   if (aguiPaths.size > 0) afterIdentity.push(aguiStage({ paths: aguiPaths, bodyLimits }))
 

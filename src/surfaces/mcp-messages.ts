@@ -8,14 +8,26 @@ export interface McpInspection {
   readonly changed: boolean
   /** What still goes upstream; undefined when nothing does. */
   readonly forward: unknown
-  /** Local JSON-RPC error responses for refused calls that expect a response. */
+  /** Local answers (tool-error results) for refused calls that expect a response. */
   readonly errors: readonly JsonObject[]
 }
 
-export type ToolDecider = (name: string, args: JsonObject) => ToolDecision
+export type ToolDecider = (name: string, args: JsonObject) => Promise<ToolDecision>
 
 export function jsonRpcError(id: unknown, code: number, message: string): JsonObject {
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message } }
+}
+
+/**
+ * What AgentOS's MCP server (fastmcp over the MCP SDK) answers when a tool raises: a successful
+ * JSON-RPC response holding a `CallToolResult` with `isError`, the text prefixed by fastmcp
+ * (`Error calling tool {name!r}: …`). Clients raise a ToolError for it and keep the session.
+ * Keys in the SDK's serialization order (MCP-1).
+ */
+export function toolErrorResult(id: unknown, tool: string, message: string): JsonObject {
+  // Python's repr of the name; only built-in tools (plain identifiers) are refused here.
+  const text = `Error calling tool '${tool}': ${message}`
+  return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
 }
 
 /**
@@ -23,7 +35,7 @@ export function jsonRpcError(id: unknown, code: number, message: string): JsonOb
  * is taken out and answered locally (nothing, for a notification); an allowed one may have its
  * arguments rewritten. Other messages pass untouched.
  */
-export function inspectMcpBody(value: unknown, decide: ToolDecider): McpInspection {
+export async function inspectMcpBody(value: unknown, decide: ToolDecider): Promise<McpInspection> {
   const batch = Array.isArray(value)
   const messages: readonly unknown[] = Array.isArray(value) ? value : [value]
   const kept: unknown[] = []
@@ -35,11 +47,11 @@ export function inspectMcpBody(value: unknown, decide: ToolDecider): McpInspecti
       kept.push(message)
       continue
     }
-    const decision = decide(call.name, call.args)
+    const decision = await decide(call.name, call.args)
     if (decision.kind === 'deny') {
       changed = true
       if ('id' in call.message) {
-        errors.push(jsonRpcError(call.message['id'], decision.code, decision.message))
+        errors.push(toolErrorResult(call.message['id'], call.name, decision.message))
       }
       continue
     }

@@ -15,7 +15,7 @@ function withBody(response: BufferedResponse, body: string, contentType?: string
 }
 
 /**
- * Adds the gateway's own JSON-RPC error responses to the upstream's answer to the rest of a
+ * Adds the gateway's own answers (tool-error results) to the upstream's answer to the rest of a
  * batch: appended to a JSON array (after the upstream's responses; JSON-RPC batches are
  * unordered), appended as `message` events to an event stream, or returned alone when the
  * upstream had nothing to say (202). An answer that cannot be extended (an error status, an
@@ -33,8 +33,12 @@ export function mergeLocalErrors(
   const type = header(response, 'content-type').toLowerCase()
   if (type.startsWith('text/event-stream')) {
     const text = response.body.toString('utf8')
-    const separator = text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n'
-    const events = errors.map((error) => `event: message\ndata: ${JSON.stringify(error)}\n\n`)
+    // The upstream's line end (sse-starlette writes CRLF) ends our events too.
+    const eol = /\r\n/.test(text) ? '\r\n' : '\n'
+    const separator = text.endsWith(`${eol}${eol}`) ? '' : text.endsWith(eol) ? eol : eol + eol
+    const events = errors.map(
+      (error) => `event: message${eol}data: ${JSON.stringify(error)}${eol}${eol}`,
+    )
     return withBody(response, `${text}${separator}${events.join('')}`)
   }
   if (!type.startsWith('application/json')) return response

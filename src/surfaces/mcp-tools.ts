@@ -3,8 +3,8 @@ import { satisfiesAll } from '../policy/grants.js'
 import type { ResourceContext } from '../policy/resource-context.js'
 import { RouteTable } from '../policy/route-table.js'
 import { idMember, type JsonObject } from './json.js'
-
-type Family = 'agents' | 'teams' | 'workflows'
+import { runOwnershipRefusal, type Family } from './mcp-run-ownership.js'
+import type { UpstreamLookup } from './upstream-lookup.js'
 
 /** The REST route a built-in AgentOS tool is checked as (reference 8.1). */
 interface ToolRoute {
@@ -12,15 +12,15 @@ interface ToolRoute {
   /** A path of the route's shape; ids do not matter for the lookup. */
   readonly shape: string
   readonly context: ResourceContext | undefined
+  /** `continue_run` and `cancel_run`: the component whose run is acted on. */
+  readonly lifecycle?: { readonly family: Family; readonly id: string | undefined }
 }
 
+/** `deny.message` is the tool's exception text; AgentOS's MCP server wraps it (MCP-1). */
 export type ToolDecision =
   | { readonly kind: 'allow'; readonly args: JsonObject; readonly changed: boolean }
-  | { readonly kind: 'deny'; readonly code: number; readonly message: string }
+  | { readonly kind: 'deny'; readonly message: string }
 
-/** JSON-RPC codes of a local refusal: server-defined (-32000 to -32099) and invalid params. */
-export const PERMISSION_DENIED_CODE = -32003
-export const INVALID_PARAMS_CODE = -32602
 export const AMBIGUOUS_TARGET = 'Provide exactly one of agent_id, team_id, or workflow_id'
 
 const RUN_TOOLS: Readonly<Record<string, readonly [Family, string]>> = {
@@ -64,7 +64,7 @@ export function toolRoute(name: string, args: JsonObject): ToolRoute | 'ambiguou
     if (target === undefined || named.length !== 1) return 'ambiguous'
     const [family, key] = target
     const context = { family, id: idMember(args, key) }
-    return { method: 'POST', shape: `/${family}/_/runs/_/${action}`, context }
+    return { method: 'POST', shape: `/${family}/_/runs/_/${action}`, context, lifecycle: context }
   }
   switch (name) {
     case 'get_agentos_config':
@@ -78,32 +78,45 @@ export function toolRoute(name: string, args: JsonObject): ToolRoute | 'ambiguou
 }
 
 /**
- * AgentOS's per-tool gate: each built-in tool is checked as its REST route against the default
- * mapping only, for callers under authorization (service accounts always, JWTs when
- * `authorization` is on); other tools are the upstream's business. Then `user_id` is pinned.
+ * AgentOS's per-tool gate (MCP-2, MCP-3): each built-in tool is checked as its REST route against
+ * the default mapping only, for callers under authorization (service accounts always, JWTs when
+ * `authorization` is on); a scoped caller's `continue_run`/`cancel_run` must name a run of its
+ * own (MCP-4); other tools are the upstream's business. Then `user_id` is pinned.
  */
 export class McpToolPolicy {
   readonly #table = RouteTable.fromConfig({ scopeMappings: null })
   readonly #adminScope: string
   readonly #userIsolation: boolean
+  readonly #lookup: UpstreamLookup
 
-  constructor(options: { adminScope: string; userIsolation: boolean }) {
+  constructor(options: { adminScope: string; userIsolation: boolean; lookup: UpstreamLookup }) {
     this.#adminScope = options.adminScope
     this.#userIsolation = options.userIsolation
+    this.#lookup = options.lookup
   }
 
-  decide(principal: Principal, name: string, args: JsonObject): ToolDecision {
+  async decide(principal: Principal, name: string, args: JsonObject): Promise<ToolDecision> {
+    const route = toolRoute(name, args)
+    // AgentOS resolves the component before anything else, whoever calls.
+    if (route === 'ambiguous') return { kind: 'deny', message: AMBIGUOUS_TARGET }
     if (principal.authorizationEnabled) {
-      const route = toolRoute(name, args)
-      if (route === 'ambiguous') {
-        return { kind: 'deny', code: INVALID_PARAMS_CODE, message: AMBIGUOUS_TARGET }
-      }
       const required = route === undefined ? [] : this.#required(route)
       const scopes = principal.scopes ?? []
       if (!satisfiesAll(scopes, required, route?.context, this.#adminScope)) {
         const message = `Insufficient permissions. Required scope(s): ${required.join(', ')}`
-        return { kind: 'deny', code: PERMISSION_DENIED_CODE, message }
+        return { kind: 'deny', message }
       }
+    }
+    const scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
+    if (route?.lifecycle !== undefined && scoped !== null) {
+      const refusal = await runOwnershipRefusal(
+        this.#lookup,
+        route.lifecycle,
+        args['session_id'],
+        args['run_id'],
+        scoped,
+      )
+      if (refusal !== undefined) return { kind: 'deny', message: refusal }
     }
     return this.#pin(principal, name, args)
   }

@@ -23,8 +23,9 @@ export function isMcpPath(mcpPath: string, path: string): boolean {
 /**
  * The MCP endpoint after authentication (spec 5.2 rule 6 is the pipeline's: a credential is
  * needed whenever the gateway is not open): the host guard, then the per-tool gate on JSON-RPC
- * `tools/call` requests. A refused call is answered here with a JSON-RPC error (HTTP 200); the
- * rest of a batch goes upstream and the refusals are merged into its answer.
+ * `tools/call` requests. A refused call is answered here as AgentOS answers a tool that raised, a
+ * tool result with `isError` (HTTP 200); the rest of a batch goes upstream and the refusals are
+ * merged into its answer.
  */
 export function mcpStage(deps: McpStageDeps): Middleware<GatewayState> {
   return async function mcpMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
@@ -52,7 +53,7 @@ async function answeredHere(ctx: GatewayContext, deps: McpStageDeps): Promise<bo
     return true
   }
   const principal = ctx.state.principal
-  const inspection = inspectMcpBody(json.value, (name, args) =>
+  const inspection = await inspectMcpBody(json.value, (name, args) =>
     deps.policy.decide(principal, name, args),
   )
   if (!inspection.changed) return false
@@ -64,8 +65,7 @@ async function answeredHere(ctx: GatewayContext, deps: McpStageDeps): Promise<bo
       ctx.body = null
       ctx.status = 202
     } else {
-      ctx.status = 200
-      ctx.body = inspection.batch ? inspection.errors : single
+      answerLocally(ctx, inspection.batch ? inspection.errors : single)
     }
     return true
   }
@@ -81,6 +81,24 @@ async function answeredHere(ctx: GatewayContext, deps: McpStageDeps): Promise<bo
     }
   }
   return false
+}
+
+/**
+ * A whole request answered here, framed as the upstream's streamable-HTTP transport frames it
+ * (MCP-5): one `message` event with CRLF line ends (sse-starlette) when the client accepts an
+ * event stream, else JSON. The client's session id is echoed, as the upstream's answers carry it.
+ */
+function answerLocally(ctx: GatewayContext, message: unknown): void {
+  ctx.status = 200
+  const session = ctx.get('mcp-session-id')
+  if (session !== '' && /^[\x21-\x7e]+$/.test(session)) ctx.set('mcp-session-id', session)
+  if (!ctx.get('accept').toLowerCase().includes('text/event-stream')) {
+    ctx.body = message
+    return
+  }
+  ctx.set('cache-control', 'no-cache, no-transform')
+  ctx.type = 'text/event-stream'
+  ctx.body = `event: message\r\ndata: ${JSON.stringify(message)}\r\n\r\n`
 }
 
 const CHALLENGED: ReadonlySet<number> = new Set([401, 429, 503])

@@ -1,8 +1,11 @@
 /** Reference 11 part B, lines 10–26: credential extraction and JWT validation (J unless noted). */
+import { createHmac } from 'node:crypto'
 import t from 'tap'
+import { base64url } from '../helpers/jwt.js'
 import { startRuntime } from '../helpers/runtime.js'
 import {
   ADMIN,
+  K,
   forwarded,
   ids,
   jConfig,
@@ -133,5 +136,26 @@ void t.test(
     refused(t, reply, 401, 'Invalid token: Not enough segments')
     // The key is no JWT, but a JWT still works on that gateway.
     forwarded(t, await both.call('GET', '/agents', { token: await readToken() }), 200)
+  },
+)
+
+void t.test(
+  'Section 12 (PyJWT): segments padded with their correct "=" are accepted; a non-string sub is 401 "Invalid token: Subject must be a string"',
+  async (t) => {
+    const pad = (segment: string) => segment + '='.repeat((4 - (segment.length % 4)) % 4)
+    const header = pad(base64url('{"alg":"HS256","t":12}'))
+    const payload = pad(
+      base64url(JSON.stringify({ sub: 'padder', scopes: ['agents:read'], exp: now() + 60 })),
+    )
+    const input = `${header}.${payload}`
+    const signature = pad(createHmac('sha256', K).update(input).digest('base64url'))
+    t.ok(`${input}.${signature}`.includes('='), 'the token carries padding')
+    const reply = await agents({ token: `${input}.${signature}` })
+    forwarded(t, reply, 200, '/agents')
+    t.equal(upstreamHeader(reply, 'x-auth-user-id'), 'padder')
+    const numeric = await jwt(['agents:read'], { exp: null, claims: { sub: 123 }, sub: null })
+    refused(t, await agents({ token: numeric }), 401, 'Invalid token: Subject must be a string')
+    const boolExp = await jwt(['agents:read'], { exp: null, claims: { exp: true } })
+    refused(t, await agents({ token: boolExp }), 401, 'Token has expired')
   },
 )

@@ -221,3 +221,18 @@ void t.test(
     forwarded(t, await env.call('GET', '/sessions', await as([])), 200, '/sessions')
   },
 )
+
+void t.test(
+  'HEAD (reference 10.9, unmapped in AgentOS) is authorized with the scopes of its GET',
+  async (t) => {
+    const head = async (path: string, scopes: unknown) => J.call('HEAD', path, await as(scopes))
+    const denied = await head('/sessions', ['agents:read'])
+    t.equal(denied.status, 403, 'without sessions:read')
+    t.equal(denied.upstream, undefined, 'the upstream saw nothing')
+    const perResource = await head('/agents/a1', ['agents:a2:read'])
+    t.same([perResource.status, perResource.upstream], [403, undefined], 'another agent')
+    // The upstream, like AgentOS, has no HEAD routes: its 405 comes back.
+    forwarded(t, await head('/sessions', ['sessions:read']), 405)
+    forwarded(t, await head('/agents/a1', ['agents:a1:read']), 405)
+  },
+)

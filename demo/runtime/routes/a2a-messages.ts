@@ -1,6 +1,7 @@
 /** Reading A2A JSON-RPC requests and shaping A2A task results. */
 import type { RequestContext } from '../context.js'
 import { isJsonObject, stringField, type JsonObject } from '../params.js'
+import { sendDetail } from '../respond.js'
 import { FAMILY_INFO, type RunRecord } from '../store.js'
 
 export function objectField(object: JsonObject | undefined, key: string): JsonObject | undefined {
@@ -16,11 +17,33 @@ export function rpcMessage(body: JsonObject): JsonObject | undefined {
   return objectField(rpcParams(body), 'message')
 }
 
-/** AgentOS's A2A user id: the `X-User-ID` header if present, else the message metadata's `userId`. */
+/** AgentOS's A2A user id: the `X-User-ID` header if not empty, else the metadata's `userId`. */
 export function a2aUserId(ctx: RequestContext, body: JsonObject): string | null {
   const header = ctx.req.headers['x-user-id']
-  if (typeof header === 'string') return header
+  if (typeof header === 'string' && header !== '') return header
   return stringField(objectField(rpcMessage(body), 'metadata'), 'userId') ?? null
+}
+
+/** AgentOS 2.9.0's reserved principals (`is_reserved_principal`, middleware/jwt.py). */
+function isReservedPrincipal(userId: string | null): boolean {
+  return (
+    userId !== null &&
+    (userId.startsWith('sa:') || userId.startsWith('__oauth__:') || userId === '__scheduler__')
+  )
+}
+
+/**
+ * `resolve_run_user_id` (middleware/user_scope.py) for a caller with no server-assigned identity,
+ * which every caller of this open runtime is: the client's id is used for attribution unless it
+ * claims a reserved principal, then 403 (sent here; undefined returned).
+ */
+export function resolveRunUserId(
+  ctx: RequestContext,
+  clientUserId: string | null,
+): string | null | undefined {
+  if (!isReservedPrincipal(clientUserId)) return clientUserId
+  sendDetail(ctx.res, 403, 'Client-supplied user_id may not claim a reserved principal')
+  return undefined
 }
 
 export function messageText(message: JsonObject | undefined): string {

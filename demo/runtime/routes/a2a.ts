@@ -10,6 +10,7 @@ import { FAMILIES, FAMILY_INFO, type Family } from '../store.js'
 import {
   a2aUserId,
   messageText,
+  resolveRunUserId,
   rpcMessage,
   rpcParams,
   rpcResult,
@@ -47,12 +48,14 @@ function agentCard(ctx: RequestContext, { family, id }: Target, prefix: string):
 async function sendMessage(ctx: RequestContext, target: Target, stream: boolean) {
   const body = requireJsonObject(ctx)
   if (body === undefined || requireComponent(ctx, target.family, target.id) === undefined) return
+  const userId = resolveRunUserId(ctx, a2aUserId(ctx, body))
+  if (userId === undefined) return
   const message = rpcMessage(body)
   const run = ctx.app.store.createRun({
     family: target.family,
     component_id: target.id,
     session_id: stringField(message, 'contextId') || undefined,
-    user_id: a2aUserId(ctx, body),
+    user_id: userId,
     message: messageText(message),
     files: [],
   })

@@ -8,7 +8,7 @@ import { isJsonObject, jsonObject, requireJsonObject, stringField } from '../par
 import { sendJson, writeSseSequence } from '../respond.js'
 import type { Router } from '../router.js'
 import type { Family } from '../store.js'
-import { objectField } from './a2a-messages.js'
+import { objectField, resolveRunUserId } from './a2a-messages.js'
 import { genericEcho } from './generic.js'
 
 export const AGUI_AGENT_ID = 'a1'
@@ -31,12 +31,15 @@ async function aguiRun(ctx: RequestContext, family: Family, componentId: string)
   const body = requireJsonObject(ctx)
   if (body === undefined) return
   const forwarded = objectField(body, 'forwarded_props') ?? objectField(body, 'forwardedProps')
+  // Resolved before streaming starts, so that a refusal is a 403 (agui/router.py).
+  const userId = resolveRunUserId(ctx, stringField(forwarded, 'user_id') ?? null)
+  if (userId === undefined) return
   const threadId = stringField(body, 'threadId') || undefined
   const run = ctx.app.store.createRun({
     family,
     component_id: componentId,
     session_id: threadId,
-    user_id: stringField(forwarded, 'user_id') ?? null,
+    user_id: userId,
     message: lastUserMessage(body['messages']),
     files: [],
   })

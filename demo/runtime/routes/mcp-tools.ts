@@ -1,7 +1,7 @@
 /** The AgentOS MCP tools; each result echoes its arguments (including `user_id`). */
 import type { AppState } from '../context.js'
 import { stringField, type JsonObject } from '../params.js'
-import { FAMILIES, FAMILY_INFO, isFamily, runView, sessionView, type Family } from '../store.js'
+import { FAMILIES, FAMILY_INFO, runView, sessionView, type Family } from '../store.js'
 
 const RUN_TOOLS: Record<string, Family> = {
   run_agent: 'agents',
@@ -26,14 +26,16 @@ export const MCP_TOOLS = Object.entries(DESCRIPTIONS).map(([name, description]) 
   inputSchema: { type: 'object', properties: {}, additionalProperties: true },
 }))
 
-export interface ToolOutcome {
-  isError: boolean
-  payload: JsonObject
-}
+/** A result (echoing the arguments), or the text of what the AgentOS tool raises. */
+export type ToolOutcome = { readonly payload: JsonObject } | { readonly raised: string }
 
-function runTool(app: AppState, family: Family, args: JsonObject): JsonObject | string {
+class ToolRaised extends Error {}
+
+function runTool(app: AppState, family: Family, args: JsonObject): JsonObject {
   const componentId = stringField(args, FAMILY_INFO[family].idKey) ?? ''
-  if (!app.store.findComponent(family, componentId)) return `${FAMILY_INFO[family].label} not found`
+  if (!app.store.findComponent(family, componentId)) {
+    throw new ToolRaised(`${FAMILY_INFO[family].label} ${componentId} not found`)
+  }
   const run = app.store.createRun({
     family,
     component_id: componentId,
@@ -65,22 +67,45 @@ function toolResult(app: AppState, name: string, args: JsonObject): unknown {
         .filter((run) => run.session_id === stringField(args, 'session_id'))
         .filter((run) => userId === undefined || run.user_id === userId)
         .map(runView)
-    default: {
-      const type = stringField(args, 'component_type') ?? 'agents'
-      return {
-        run_id: stringField(args, 'run_id') ?? null,
-        component_type: isFamily(type) ? type : null,
-      }
-    }
+    default:
+      return lifecycleTool(app, name, args)
+  }
+}
+
+/**
+ * `continue_run` and `cancel_run` as AgentOS resolves them: exactly one component id, then the
+ * component must exist. The ownership check is the caller's (the demo runs open: no caller).
+ */
+function lifecycleTool(app: AppState, name: string, args: JsonObject): JsonObject {
+  const named = FAMILIES.filter((family) => stringField(args, FAMILY_INFO[family].idKey))
+  const [family] = named
+  if (family === undefined || named.length !== 1) {
+    throw new ToolRaised('Provide exactly one of agent_id, team_id, or workflow_id')
+  }
+  const componentId = stringField(args, FAMILY_INFO[family].idKey) ?? ''
+  if (!app.store.findComponent(family, componentId)) {
+    throw new ToolRaised(`Component ${componentId} not found`)
+  }
+  const runId = stringField(args, 'run_id') ?? null
+  const run = runId === null ? undefined : app.store.runs.get(runId)
+  if (name === 'cancel_run' && run !== undefined) run.status = 'CANCELLED'
+  return {
+    run_id: runId,
+    component_type: family,
+    ...(name === 'cancel_run' ? { message: `Run ${runId} cancellation requested` } : {}),
   }
 }
 
 /** undefined for an unknown tool */
 export function callTool(app: AppState, name: string, args: JsonObject): ToolOutcome | undefined {
   if (DESCRIPTIONS[name] === undefined) return undefined
-  const result = toolResult(app, name, args)
+  let result: unknown
+  try {
+    result = toolResult(app, name, args)
+  } catch (error) {
+    if (error instanceof ToolRaised) return { raised: error.message }
+    throw error
+  }
   const payload = { tool: name, arguments: args, user_id: stringField(args, 'user_id') ?? null }
-  return typeof result === 'string'
-    ? { isError: true, payload: { ...payload, error: result } }
-    : { isError: false, payload: { ...payload, result } }
+  return { payload: { ...payload, result } }
 }

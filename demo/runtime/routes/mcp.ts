@@ -18,8 +18,13 @@ function callToolMessage(app: AppState, id: unknown, params: JsonObject | undefi
   const args = isJsonObject(params?.['arguments']) ? params['arguments'] : {}
   const outcome = callTool(app, name, args)
   if (outcome === undefined) return error(id, -32602, `Unknown tool: ${name}`)
+  if ('raised' in outcome) {
+    // fastmcp wraps what a tool raised; the MCP SDK answers it as an isError tool result.
+    const text = `Error calling tool '${name}': ${outcome.raised}`
+    return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+  }
   const content = [{ type: 'text', text: JSON.stringify(outcome.payload) }]
-  const result = { content, structuredContent: outcome.payload, isError: outcome.isError }
+  const result = { content, structuredContent: outcome.payload, isError: false }
   return { jsonrpc: '2.0', id, result }
 }
 
@@ -68,7 +73,7 @@ function mcpPost(ctx: RequestContext): void {
   )
   const headers: Record<string, string> = initializes ? { 'mcp-session-id': randomUUID() } : {}
   if ((ctx.req.headers.accept ?? '').includes('text/event-stream')) {
-    const sse = startSse(ctx.res, headers)
+    const sse = startSse(ctx.res, headers, '\r\n')
     for (const response of responses) sse.send(response, 'message')
     return sse.end()
   }

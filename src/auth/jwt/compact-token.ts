@@ -47,6 +47,13 @@ export function decodeJsonObject(segment: string): Record<string, unknown> | und
   return value as Record<string, unknown>
 }
 
+/**
+ * PyJWT adds the missing `=` before decoding, so a segment that already carries its correct
+ * padding is accepted too (some issuers pad); any other `=` is refused.
+ */
 function isBase64Url(segment: string): boolean {
-  return BASE64URL.test(segment) && segment.length % 4 !== 1
+  const padding = segment.length - segment.replace(/=+$/, '').length
+  const data = padding === 0 ? segment : segment.slice(0, -padding)
+  if (!BASE64URL.test(data) || data.length % 4 === 1) return false
+  return padding === 0 || padding === 4 - (data.length % 4)
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/schema.js'
 import { isReservedPrincipal, type Principal } from '../principal.js'
 import { audienceMismatch, audienceMissing, reservedSubject } from './jwt-errors.js'
+import { claimSeconds } from './registered-claims.js'
 
 export type ClaimSettings = Pick<
   Config['auth'],
@@ -67,7 +68,7 @@ export function principalFromClaims(
   options: { credentialHash: string; authorizationEnabled: boolean; verified: boolean },
 ): Principal {
   const claims = deepFreeze(payload)
-  const exp = claim(claims, 'exp')
+  const exp = claimSeconds(claim(claims, 'exp'))
   const dependencies = pickClaims(claims, settings.dependencies_claims)
   const sessionState = pickClaims(claims, settings.session_state_claims)
   return Object.freeze({
@@ -80,7 +81,7 @@ export function principalFromClaims(
     claims,
     ...(dependencies === undefined ? {} : { dependencies }),
     ...(sessionState === undefined ? {} : { sessionState }),
-    expiresAt: options.verified && typeof exp === 'number' && Number.isFinite(exp) ? exp : null,
+    expiresAt: options.verified && exp !== undefined ? exp : null,
     credentialHash: options.credentialHash,
   })
 }

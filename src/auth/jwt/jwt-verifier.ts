@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { jwtVerify } from 'jose'
+import { compactVerify } from 'jose'
 import { summarizeAuthMode } from '../../config/auth-mode.js'
 import type { Config } from '../../config/schema.js'
 import type { Logger } from '../../logger.js'
@@ -11,6 +11,7 @@ import { systemClock, type Clock } from './clock.js'
 import { parseCompactToken } from './compact-token.js'
 import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt-claims.js'
 import { invalidToken } from './jwt-errors.js'
+import { checkUserIdClaim } from './registered-claims.js'
 import { JwksFile, type JwksReloadResult } from './jwks-file.js'
 import { verifyInKeyOrder, type KeyOrder, type VerifyJws } from './key-order.js'
 import { loadStaticKeys, type VerificationKey } from './key-set.js'
@@ -52,7 +53,7 @@ export class JwtVerifier implements Verifier {
       algorithm: auth.algorithm,
       jwks,
       staticKeys,
-      verifyJws: deps.verifyJws ?? ((token, key, options) => jwtVerify(token, key, options)),
+      verifyJws: deps.verifyJws ?? ((token, key, options) => compactVerify(token, key, options)),
       logger: deps.logger,
     }
     this.#expectedAudience = expectedAudience(auth)
@@ -125,6 +126,7 @@ export class JwtVerifier implements Verifier {
     if (this.#expectedAudience !== undefined) {
       checkAudience(payload, this.#auth.audience_claim, this.#expectedAudience)
     }
+    checkUserIdClaim(payload, this.#auth.user_id_claim)
     rejectReservedSubject(payload, this.#auth.user_id_claim)
     const principal = principalFromClaims(payload, this.#auth, {
       credentialHash,

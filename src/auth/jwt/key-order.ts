@@ -1,4 +1,4 @@
-import type { JWTPayload, JWTVerifyOptions } from 'jose'
+import type { CompactVerifyResult, VerifyOptions } from 'jose'
 import { GatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { Payload } from './jwt-claims.js'
@@ -6,16 +6,20 @@ import { decodingError, fromJoseError, invalidToken } from './jwt-errors.js'
 import type { JwksFile } from './jwks-file.js'
 import type { JwtAlgorithm } from './key-fit.js'
 import type { VerificationKey } from './key-set.js'
+import { checkRegisteredClaims, isDecodingFailure } from './registered-claims.js'
 
 /** Fixed in AgentOS's validator; applies to exp, nbf and iat. */
 export const LEEWAY_SECONDS = 10
 
-/** jose's `jwtVerify` as the verifier calls it; tests inject a counting wrapper. */
+/**
+ * jose's `compactVerify` (the signature only: the claims are checked as PyJWT checks them, which
+ * jose's `jwtVerify` does not); tests inject a counting wrapper.
+ */
 export type VerifyJws = (
   token: string,
   key: VerificationKey,
-  options: JWTVerifyOptions,
-) => Promise<{ payload: JWTPayload }>
+  options: VerifyOptions,
+) => Promise<Pick<CompactVerifyResult, 'payload'>>
 
 export interface KeyOrder {
   readonly algorithm: JwtAlgorithm
@@ -43,7 +47,7 @@ export async function verifyInKeyOrder(
       return await attempt(order, token, jwksKey, now)
     } catch (error) {
       const failure = asFailure(order.logger, error)
-      if (failure.code === 'TOKEN_EXPIRED' || order.staticKeys.length === 0) throw failure
+      if (endsVerification(failure) || order.staticKeys.length === 0) throw failure
       lastError = failure
     }
   }
@@ -52,7 +56,7 @@ export async function verifyInKeyOrder(
       return await attempt(order, token, key, now)
     } catch (error) {
       const failure = asFailure(order.logger, error)
-      if (failure.code === 'TOKEN_EXPIRED') throw failure
+      if (endsVerification(failure)) throw failure
       lastError = failure
     }
   }
@@ -77,16 +81,29 @@ async function attempt(
   key: VerificationKey,
   now: number,
 ): Promise<Payload> {
-  const { payload } = await order.verifyJws(token, key, {
-    algorithms: [order.algorithm],
-    clockTolerance: LEEWAY_SECONDS,
-    currentDate: new Date(now),
-  })
-  // jose checks iat only against a maximum age; PyJWT also refuses an iat in the future.
-  if (typeof payload.iat === 'number' && payload.iat > now / 1000 + LEEWAY_SECONDS) {
-    throw invalidToken('jwt.not_yet_valid', 'The token is not yet valid (iat)')
+  const { payload } = await order.verifyJws(token, key, { algorithms: [order.algorithm] })
+  const claims = parsePayload(payload)
+  checkRegisteredClaims(claims, now / 1000, LEEWAY_SECONDS)
+  return claims
+}
+
+/** PyJWT: the payload must be a JSON object (Python's parser; jose's JSON.parse here). */
+function parsePayload(bytes: Uint8Array): Payload {
+  let value: unknown
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch {
+    value = undefined
   }
-  return payload
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidToken('jwt.malformed', 'Invalid payload string: must be a json object')
+  }
+  return value as Payload
+}
+
+/** An expiry, or an error Python raised outside PyJWT, stops at once; others try the next key. */
+function endsVerification(failure: GatewayError): boolean {
+  return failure.code === 'TOKEN_EXPIRED' || isDecodingFailure(failure)
 }
 
 /** A token failure to record; anything else (a key jose cannot use) ends the attempt at once. */

@@ -46,7 +46,18 @@ export function serviceAccountsRoute(deps: {
     ctx.status = response.status
     if (response.body !== undefined) ctx.body = response.body
     if (deps.allowedOrigins !== undefined) setCorsHeaders(ctx, deps.allowedOrigins)
+    if (response.status === 204) sendEmptyJson(ctx)
   }
+}
+
+/**
+ * AgentOS (FastAPI) answers the revoke's 204 with `Content-Type: application/json` and no body;
+ * Koa drops the type of every body-less answer, so this one is written directly.
+ */
+function sendEmptyJson(ctx: GatewayContext): void {
+  ctx.respond = false
+  ctx.res.setHeader('content-type', 'application/json')
+  ctx.res.end()
 }
 
 function isPreflight(ctx: GatewayContext): boolean {

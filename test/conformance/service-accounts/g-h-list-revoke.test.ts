@@ -212,6 +212,7 @@ forEachStore(t, async (t, store) => {
       const first = await revoke(account.id)
       t.equal(first.status, 204)
       t.equal(first.text, '', 'empty body')
+      t.equal(first.headers['content-type'], 'application/json', 'typed as AgentOS types it')
       const revokedAt = () =>
         list('?limit=100').then(
           (reply) => listing(reply).data.find((item) => item.id === account.id)?.revoked_at,

@@ -35,18 +35,26 @@ function upstreamMessages(s: Stack): unknown[] {
   return Array.isArray(json) ? json : json === undefined ? [] : [json]
 }
 
-void t.test('a denied call is a JSON-RPC error with AgentOS text, HTTP 200', async (t) => {
+/** AgentOS's answer to a tool that raised `message` (docs/agentos-compatibility.md MCP-1). */
+function toolError(id: number, tool: string, message: string) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    result: {
+      content: [{ type: 'text', text: `Error calling tool '${tool}': ${message}` }],
+      isError: true,
+    },
+  }
+}
+
+void t.test('a denied call is a tool error with AgentOS text, HTTP 200', async (t) => {
   const token = await jwt(['config:read'])
   const reply = await J.call('POST', '/mcp', {
     token,
     json: toolCall(7, 'run_agent', { agent_id: 'a1' }),
   })
   t.equal(reply.status, 200)
-  t.same(reply.body, {
-    jsonrpc: '2.0',
-    id: 7,
-    error: { code: -32003, message: ip('agents:run') },
-  })
+  t.same(reply.body, toolError(7, 'run_agent', ip('agents:run')))
   t.equal(reply.upstream, undefined, 'nothing reached the upstream')
   const config = await J.call('POST', '/mcp', {
     token,
@@ -70,7 +78,7 @@ void t.test('per-resource grants follow the tool arguments', async (t) => {
     token,
     json: toolCall(2, 'run_agent', { agent_id: 'a2' }),
   })
-  t.match(a2.body, { id: 2, error: { message: ip('agents:run') } })
+  t.same(a2.body, toolError(2, 'run_agent', ip('agents:run')))
   const cancel = await J.call('POST', '/mcp', {
     token,
     json: toolCall(3, 'cancel_run', { team_id: 't1', run_id: 'r1', session_id: 's1' }),
@@ -80,12 +88,16 @@ void t.test('per-resource grants follow the tool arguments', async (t) => {
     token,
     json: toolCall(4, 'cancel_run', { agent_id: 'a1', team_id: 't1', run_id: 'r1' }),
   })
-  t.match(ambiguous.body, { id: 4, error: { code: -32602 } }, 'one component, or refused')
+  t.same(
+    ambiguous.body,
+    toolError(4, 'cancel_run', 'Provide exactly one of agent_id, team_id, or workflow_id'),
+    'one component, or refused',
+  )
   const workflow = await J.call('POST', '/mcp', {
     token,
     json: toolCall(5, 'continue_run', { workflow_id: 'w1', run_id: 'r1' }),
   })
-  t.match(workflow.body, { id: 5, error: { message: ip('workflows:run') } })
+  t.same(workflow.body, toolError(5, 'continue_run', ip('workflows:run')))
 })
 
 void t.test('JWTs are not checked with authorization off; anonymous neither', async (t) => {
@@ -103,7 +115,7 @@ void t.test('service accounts are always checked, and their user_id pinned', asy
     token: reader.token,
     json: toolCall(1, 'run_workflow', { workflow_id: 'w1' }),
   })
-  t.match(denied.body, { error: { message: ip('workflows:run') } })
+  t.same(denied.body, toolError(1, 'run_workflow', ip('workflows:run')))
   const sessions = await S.call('POST', '/mcp', {
     token: reader.token,
     json: toolCall(2, 'get_sessions', { user_id: 'victim' }),
@@ -170,11 +182,7 @@ void t.test('a batch: the allowed call is forwarded, the denied one answered her
   )
   t.same(
     body.find((message) => message.id === 2),
-    {
-      jsonrpc: '2.0',
-      id: 2,
-      error: { code: -32003, message: ip('teams:run') },
-    },
+    toolError(2, 'run_team', ip('teams:run')),
   )
   t.same(
     upstreamMessages(J).map((message) => (message as { id?: number }).id),
@@ -224,7 +232,7 @@ void t.test('streamable HTTP: an SSE answer streams through', async (t) => {
   })
   t.equal(reply.status, 200)
   t.match(reply.headers['content-type'], 'text/event-stream')
-  t.match(reply.text, /^event: message\ndata: \{.*"user_id":"u1"/m)
+  t.match(reply.text, /^event: message\r\ndata: \{.*"user_id":"u1"/m)
   t.equal(reply.headers['content-length'], undefined, 'not buffered into a length')
 })
 

@@ -34,7 +34,8 @@ export async function readSse(response: Response, sentAt = Date.now()): Promise<
   if (response.body === null) return events
   const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader()
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    buffer += decoder.decode(read.value, { stream: true })
+    // SSE line ends may be CRLF (the MCP transport, as sse-starlette writes them).
+    buffer += decoder.decode(read.value, { stream: true }).replaceAll('\r\n', '\n')
     let end: number
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end)

@@ -167,3 +167,85 @@ void t.test('AG-UI streams events carrying forwarded_props.user_id', async (t) =
   t.match(events[2], { type: 'TEXT_MESSAGE_CONTENT', delta: 'echo: hey', user_id: 'frank' })
   t.match(events.at(-1), { type: 'RUN_FINISHED', user_id: 'frank' })
 })
+
+void t.test(
+  'MCP tools raise as AgentOS: an isError result with fastmcp text, CRLF SSE',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const call = (id: number, name: string, args: Record<string, unknown>) =>
+      fetch(`${runtime.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      }).then((response) => response.text())
+    const error = (id: number, text: string) =>
+      `event: message\r\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } })}\r\n\r\n`
+    t.equal(
+      await call(1, 'cancel_run', { agent_id: 'a1', team_id: 't1', run_id: 'r' }),
+      error(
+        1,
+        "Error calling tool 'cancel_run': Provide exactly one of agent_id, team_id, or workflow_id",
+      ),
+    )
+    t.equal(
+      await call(2, 'continue_run', { team_id: 'nope', run_id: 'r' }),
+      error(2, "Error calling tool 'continue_run': Component nope not found"),
+    )
+    t.equal(
+      await call(3, 'run_team', { team_id: 'zz' }),
+      error(3, "Error calling tool 'run_team': Team zz not found"),
+    )
+  },
+)
+
+void t.test(
+  'A2A and AG-UI refuse a reserved principal from a caller without identity',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${runtime.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      })
+    const message = (metadata?: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [], metadata } },
+    })
+    const denied = { detail: 'Client-supplied user_id may not claim a reserved principal' }
+    for (const userId of ['sa:bot', '__scheduler__', '__oauth__:c']) {
+      const header = await post('/a2a/agents/a1/v1/message:send', message(), {
+        'x-user-id': userId,
+      })
+      t.same([header.status, await header.json()], [403, denied], `X-User-ID ${userId}`)
+      const stream = await post('/a2a/teams/t1/v1/message:stream', message({ userId }))
+      t.equal(stream.status, 403, `metadata.userId ${userId}, streaming`)
+      const agui = await post('/agui', { messages: [], forwarded_props: { user_id: userId } })
+      t.equal(agui.status, 403, `AG-UI ${userId}`)
+    }
+    const alias = await post('/a2a/agents/a1/v1/message:send', message(), {
+      'x-user-id': '__portcullis__:sa:bot',
+    })
+    t.equal(alias.status, 200, 'the gateway alias is no AgentOS principal')
+    const empty = await post('/a2a/agents/a1/v1/message:send', message({ userId: 'sa:x' }), {
+      'x-user-id': '',
+    })
+    t.equal(empty.status, 403, 'an empty header falls back to the metadata')
+    const rest = await fetch(`${runtime.url}/agents/a1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'message=hi&user_id=sa%3Abot',
+    })
+    t.equal(rest.status, 200, 'REST runs have no such check')
+  },
+)

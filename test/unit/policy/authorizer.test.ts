@@ -154,7 +154,8 @@ void t.test('a custom interface prefix gives global requirements only', async (t
 void t.test('denyUnmapped refuses routes that no rule and no gate covers', async (t) => {
   const gate = authorizer({ 'GET /metrics/refresh/status': [] }, { denyUnmapped: true })
   t.same(decide(jwt(ADMIN), 'GET', '/mcp-like', gate), deniedWith(UNMAPPED_ROUTE_DENIAL))
-  t.same(decide(jwt(), 'HEAD', '/agents', gate), deniedWith(UNMAPPED_ROUTE_DENIAL))
+  t.same(decide(jwt(), 'HEAD', '/agents', gate), denied('agents:read'), 'HEAD is its GET')
+  t.same(decide(jwt(), 'HEAD', '/mcp-like', gate), deniedWith(UNMAPPED_ROUTE_DENIAL))
   t.same(decide(jwt(), 'GET', '/metrics/refresh/status', gate), allowed(), '[] is a mapping')
   t.same(decide(jwt('agents:a1:run'), 'POST', '/agents/a1/runs/r/resume', gate), allowed())
   t.same(
@@ -187,4 +188,23 @@ void t.test('the decision carries the rule and its scope templates', async (t) =
     status: 403,
     reason: 'rbac.scope',
   })
+})
+
+void t.test('HEAD is authorized with the scopes of the GET it mirrors', async (t) => {
+  t.same(decide(jwt(), 'HEAD', '/sessions'), denied('sessions:read'))
+  t.same(decide(jwt('sessions:read'), 'HEAD', '/sessions'), allowed())
+  t.same(decide(jwt('agents:a2:read'), 'HEAD', '/agents/a1'), denied('agents:read'))
+  t.same(decide(jwt('agents:a1:read'), 'HEAD', '/agents/a1'), allowed())
+  t.same(
+    decide(jwt(), 'HEAD', '/agents/a1/runs/r'),
+    denied('agents:read'),
+    'the run-scope gate of GET-run applies too',
+  )
+  t.same(
+    decide(jwt('agents:a1:read'), 'HEAD', '/agents/a1/runs/r'),
+    deniedWith('Access denied to run this agent'),
+  )
+  t.same(decide(principal('jwt', [], false), 'HEAD', '/sessions'), allowed(), 'RBAC off')
+  const custom = authorizer({ 'HEAD /sessions': [] })
+  t.same(decide(jwt(), 'HEAD', '/sessions', custom), allowed(), 'a HEAD rule is its own')
 })

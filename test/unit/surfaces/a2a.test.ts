@@ -96,24 +96,28 @@ void t.test(
       '/sessions/s2': { status: 404, value: { detail: 'not found' } },
     })
     const target = { family: 'agents', id: 'a1' } as const
-    await verifyTaskOwnership(lookup, target, 's1', 'u1')
+    await verifyTaskOwnership(lookup, target, 's1', ['u1'])
     t.equal(calls[0], '/sessions/s1?type=agent&user_id=u1')
-    const foreign = await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's2', 'u1'))
+    const foreign = await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's2', ['u1']))
     t.same([foreign.status, foreign.detail], [404, 'Task not found'])
     const otherComponent = { family: 'agents', id: 'a2' } as const
     t.equal(
-      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, otherComponent, 's1', 'u1'))).status,
+      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, otherComponent, 's1', ['u1'])))
+        .status,
       404,
     )
     t.equal(
-      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's1', 'u2'))).status,
+      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's1', ['u2']))).status,
       404,
     )
-    t.equal((await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 7, 'u1'))).status, 404)
-    await verifyTaskOwnership(lookup, target, undefined, 'u1')
+    t.equal(
+      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 7, ['u1']))).status,
+      404,
+    )
+    await verifyTaskOwnership(lookup, target, undefined, ['u1'])
     t.equal(calls.length, 4, 'no contextId: left to the upstream')
     t.equal(
-      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's9', 'u1'))).status,
+      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's9', ['u1']))).status,
       502,
     )
   },

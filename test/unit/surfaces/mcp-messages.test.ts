@@ -1,9 +1,9 @@
 import t from 'tap'
 import { inspectMcpBody, type ToolDecider } from '../../../src/surfaces/mcp-messages.js'
 
-const decide: ToolDecider = (name, args) =>
+const decide: ToolDecider = async (name, args) =>
   name === 'forbidden'
-    ? { kind: 'deny', code: -32003, message: 'no' }
+    ? { kind: 'deny', message: 'no' }
     : name === 'pinned'
       ? { kind: 'allow', args: { ...args, user_id: 'me' }, changed: true }
       : { kind: 'allow', args, changed: false }
@@ -17,33 +17,42 @@ const call = (id: number | undefined, name: string, args?: unknown) => ({
 
 void t.test('a single message', async (t) => {
   const plain = call(1, 'ok', {})
-  t.same(inspectMcpBody(plain, decide), {
+  t.same(await inspectMcpBody(plain, decide), {
     batch: false,
     changed: false,
     forward: plain,
     errors: [],
   })
-  t.same(inspectMcpBody(call(2, 'forbidden'), decide), {
+  t.same(await inspectMcpBody(call(2, 'forbidden'), decide), {
     batch: false,
     changed: true,
     forward: undefined,
-    errors: [{ jsonrpc: '2.0', id: 2, error: { code: -32003, message: 'no' } }],
+    errors: [
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        result: {
+          content: [{ type: 'text', text: "Error calling tool 'forbidden': no" }],
+          isError: true,
+        },
+      },
+    ],
   })
-  t.match(inspectMcpBody(call(3, 'pinned'), decide), {
+  t.match(await inspectMcpBody(call(3, 'pinned'), decide), {
     changed: true,
     forward: { id: 3, params: { name: 'pinned', arguments: { user_id: 'me' } } },
   })
   const initialize = { jsonrpc: '2.0', id: 4, method: 'initialize' }
-  t.same(inspectMcpBody(initialize, decide).forward, initialize, 'other methods untouched')
+  t.same((await inspectMcpBody(initialize, decide)).forward, initialize, 'other methods untouched')
   t.same(
-    inspectMcpBody(call(undefined, 'forbidden'), decide).errors,
+    (await inspectMcpBody(call(undefined, 'forbidden'), decide)).errors,
     [],
     'a notification: no answer',
   )
 })
 
 void t.test('a batch keeps the allowed messages in order', async (t) => {
-  const inspection = inspectMcpBody(
+  const inspection = await inspectMcpBody(
     [
       call(1, 'ok'),
       call(2, 'forbidden'),
@@ -59,15 +68,15 @@ void t.test('a batch keeps the allowed messages in order', async (t) => {
     { id: 3, params: { arguments: { user_id: 'me' } } },
   ])
   t.match(inspection.errors, [{ id: 2 }])
-  t.same(inspectMcpBody([call(5, 'forbidden')], decide).forward, undefined, 'nothing left')
+  t.same((await inspectMcpBody([call(5, 'forbidden')], decide)).forward, undefined, 'nothing left')
 })
 
 void t.test('arguments that are not an object are checked as none', async (t) => {
   const seen: unknown[] = []
-  inspectMcpBody(call(1, 'ok', 'text'), (_name, args) => {
+  await inspectMcpBody(call(1, 'ok', 'text'), async (_name, args) => {
     seen.push(args)
     return { kind: 'allow', args, changed: false }
   })
   t.same(seen, [{}])
-  t.equal(inspectMcpBody(call(1, 'forbidden', 7), decide).changed, true)
+  t.equal((await inspectMcpBody(call(1, 'forbidden', 7), decide)).changed, true)
 })

@@ -24,6 +24,13 @@ void t.test('appended as events to an event stream', async (t) => {
   t.equal(merged.body.toString(), `${text}event: message\ndata: ${JSON.stringify(ERROR)}\n\n`)
   const unterminated = mergeLocalErrors(response(200, 'text/event-stream', 'data: 1'), [ERROR])
   t.match(unterminated.body.toString(), /^data: 1\n\nevent: message\n/)
+  const crlf = 'event: message\r\ndata: {"id":1}\r\n\r\n'
+  const withCrlf = mergeLocalErrors(response(200, 'text/event-stream', crlf), [ERROR])
+  t.equal(
+    withCrlf.body.toString(),
+    `${crlf}event: message\r\ndata: ${JSON.stringify(ERROR)}\r\n\r\n`,
+    "sse-starlette's CRLF line ends are kept",
+  )
 })
 
 void t.test('alone when the upstream had nothing to say', async (t) => {

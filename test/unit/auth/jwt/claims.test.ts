@@ -61,10 +61,14 @@ void t.test('user and session ids', async (t) => {
     [{ id: 'alice' }, null],
   ]
   for (const [value, expected] of table) {
-    const result = await principal(await hs({ uid: value, sid: value, sub: 'ignored' }))
-    t.equal(result.userId, expected, `uid ${JSON.stringify(value)}`)
-    t.equal(result.sessionId, expected, `sid ${JSON.stringify(value)}`)
     t.equal(identityFromClaim(value), expected)
+    const result = await principal(await hs({ uid: 'u', sid: value, sub: 'ignored' }))
+    t.equal(result.sessionId, expected, `sid ${JSON.stringify(value)}`)
+    // A user id claim that is an object, a list or a boolean is refused (pyjwt-claim-parity).
+    if (typeof value === 'object' && value !== null) continue
+    if (typeof value === 'boolean') continue
+    const user = await principal(await hs({ uid: value, sub: 'ignored' }))
+    t.equal(user.userId, expected, `uid ${JSON.stringify(value)}`)
   }
   const error = await gatewayErrorOf(async () =>
     principal(await hs({ uid: 'sa:bot', sub: 'alice' })),
