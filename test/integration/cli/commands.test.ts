@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -154,6 +155,10 @@ void t.test('keys generate and jwt mint produce tokens the gateway accepts', asy
     0o600,
     'the private key is readable by its owner only',
   )
+  const ignored = spawnSync('git', ['check-ignore', '--no-index', '-q', 'keys/k1.private.pem'], {
+    cwd: PROJECT_ROOT,
+  })
+  t.equal(ignored.status, 0, 'keys/ (the getting-started output directory) is git-ignored')
 
   const refused = await portcullis(t, [
     'jwt',
