@@ -114,3 +114,25 @@ export class Child {
 export function tsxArgs(...args: string[]): string[] {
   return ['--import', 'tsx', ...args]
 }
+
+/**
+ * `portcullis serve --config config/portcullis.yaml` (the shipped file) in security-key mode on
+ * the embedded store in `dataDir`, on ports 0: a real first start or restart of the default setup.
+ */
+export function serveEmbeddedStore(
+  t: Teardown,
+  dataDir: string,
+  user?: { uid: number; gid: number },
+): Child {
+  return new Child(
+    t,
+    tsxArgs('src/main.ts', 'serve', '--config', 'config/portcullis.yaml'),
+    childEnv({
+      OS_SECURITY_KEY: 'a-test-key',
+      PORTCULLIS_DATA_DIR: dataDir,
+      PORTCULLIS_PORT: '0',
+      PORTCULLIS_ADMIN_PORT: '0',
+    }),
+    user,
+  )
+}

@@ -1,13 +1,4 @@
-import { connect, createServer, type AddressInfo } from 'node:net'
-
-/** A port nothing listens on right now (the OS picks it; it may be taken again later). */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+import { connect } from 'node:net'
 
 /** Whether something accepts TCP connections on 127.0.0.1:`port`. */
 export function isListening(port: number): Promise<boolean> {

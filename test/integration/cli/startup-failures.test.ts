@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
 import type { Teardown } from '../../helpers/gateway.js'
-import { freePort } from '../../helpers/ports.js'
+import { closedPort } from '../../helpers/runtime.js'
 
 const NOBODY = { uid: 65534, gid: 65534 }
 const isRoot = process.getuid?.() === 0
@@ -50,7 +50,7 @@ const STACK_LINE = /^\s+at /
 
 void t.test('a port in use: exit 3, one line naming the setting and variable', async (t) => {
   const busy = await occupy(t)
-  const free = await freePort()
+  const free = await closedPort()
   const proxy = portcullis(t, [
     'serve',
     '--config',
@@ -130,7 +130,7 @@ void t.test('a data directory that cannot be created: exit 4, naming the setting
 })
 
 void t.test('migrate with the database down: exit 4, naming the setting', async (t) => {
-  const port = await freePort()
+  const port = await closedPort()
   const child = portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], {
     DATABASE_URL: `postgres://portcullis:secret-password@127.0.0.1:${port}/portcullis`,
   })

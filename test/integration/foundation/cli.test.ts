@@ -5,7 +5,7 @@ import t from 'tap'
 import { Child, childEnv, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
 import { freshEmbeddedDataDir } from '../../helpers/embedded-store.js'
 import type { Teardown } from '../../helpers/gateway.js'
-import { freePort } from '../../helpers/ports.js'
+import { closedPort } from '../../helpers/runtime.js'
 
 const FIXTURES = 'test/fixtures/configs'
 
@@ -104,7 +104,7 @@ void t.test('config check: a bad file exits 2 listing every problem', async (t) 
 })
 
 void t.test('serve: a bad config exits 2 before anything listens', async (t) => {
-  const port = await freePort()
+  const port = await closedPort()
   const file = tempConfig(
     t,
     `server: {host: 127.0.0.1, port: ${port}, admin_port: 0, prot: 1}\nauth: {algorithm: none}\n`,
@@ -176,7 +176,7 @@ void t.test('config check: an unknown key names the closest known one', async (t
 })
 
 void t.test('serve: the open-mode warning is logged at start-up too', async (t) => {
-  const port = await freePort()
+  const port = await closedPort()
   const file = tempConfig(
     t,
     `server: {host: 127.0.0.1, port: ${port}, admin_host: 127.0.0.1, admin_port: 0}\n` +

@@ -4,7 +4,8 @@ import t from 'tap'
 import { childEnv, PROJECT_ROOT } from '../../helpers/child-process.js'
 import { freshEmbeddedDataDir } from '../../helpers/embedded-store.js'
 import type { Teardown } from '../../helpers/gateway.js'
-import { freePort, isListening } from '../../helpers/ports.js'
+import { isListening } from '../../helpers/ports.js'
+import { closedPort } from '../../helpers/runtime.js'
 import { waitFor } from '../../helpers/wait.js'
 
 interface Demo {
@@ -19,7 +20,7 @@ interface Demo {
  * `kill <npm pid>` from another terminal does).
  */
 async function startDemo(t: Teardown): Promise<Demo> {
-  const ports = [await freePort(), await freePort(), await freePort()]
+  const ports = [await closedPort(), await closedPort(), await closedPort()]
   const [gateway, admin, runtime] = ports.map(String)
   const npm = spawn('npm', ['run', 'demo'], {
     cwd: PROJECT_ROOT,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { parse } from 'yaml'
-import { Child, childEnv, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
+import { PROJECT_ROOT, serveEmbeddedStore } from '../../helpers/child-process.js'
 import type { Teardown } from '../../helpers/gateway.js'
 
 /** The limit must exceed the measured peak by at least this factor. */
@@ -35,16 +35,7 @@ function peakRss(pid: number): number {
 
 /** Starts `portcullis serve` on the embedded store, waits until it listens, then stops it. */
 async function startOnce(t: Teardown, dataDir: string) {
-  const child = new Child(
-    t,
-    tsxArgs('src/main.ts', 'serve', '--config', 'config/portcullis.yaml'),
-    childEnv({
-      OS_SECURITY_KEY: 'a-test-key',
-      PORTCULLIS_DATA_DIR: dataDir,
-      PORTCULLIS_PORT: '0',
-      PORTCULLIS_ADMIN_PORT: '0',
-    }),
-  )
+  const child = serveEmbeddedStore(t, dataDir)
   await child.line((line) => line.includes('portcullis listening'), 'the gateway', 120_000)
   const gateway = peakRss(child.process.pid ?? 0)
   child.process.kill('SIGTERM')

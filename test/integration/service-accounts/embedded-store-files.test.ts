@@ -7,7 +7,7 @@ import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
+import { serveEmbeddedStore } from '../../helpers/child-process.js'
 import type { Teardown } from '../../helpers/gateway.js'
 
 interface Modes {
@@ -39,17 +39,7 @@ function everything(root: string, mode: number): void {
 
 /** `portcullis serve` on the embedded store in `dataDir` until it listens; then SIGTERM. */
 async function serveOnce(t: Teardown, dataDir: string, user?: { uid: number; gid: number }) {
-  const child = new Child(
-    t,
-    tsxArgs('src/main.ts', 'serve', '--config', 'config/portcullis.yaml'),
-    childEnv({
-      OS_SECURITY_KEY: 'a-test-key',
-      PORTCULLIS_DATA_DIR: dataDir,
-      PORTCULLIS_PORT: '0',
-      PORTCULLIS_ADMIN_PORT: '0',
-    }),
-    user,
-  )
+  const child = serveEmbeddedStore(t, dataDir, user)
   await child
     .line((line) => line.includes('portcullis listening'), 'the gateway to listen', 90_000)
     .catch(() => undefined)
