@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import type { Socket } from 'node:net'
 import type { Next } from 'koa'
 import type { AccessLog } from '../../access-log.js'
 import type { Metrics } from '../../metrics.js'
@@ -57,7 +58,9 @@ function outcome(
   const res = ctx.res
   const status = ctx.respond === false ? res.statusCode : ctx.status
   const reason = ctx.state.errorReason
-  const ended = !res.writableFinished && (res.destroyed || ctx.req.socket.destroyed)
+  const ended =
+    !res.writableFinished &&
+    (res.destroyed || (ctx.req.socket as Socket | null)?.destroyed === true)
   if (!ended || (reason !== undefined && reason !== 'client.gone')) return { status, reason }
   const cut = inFlight.cutting
   return {
