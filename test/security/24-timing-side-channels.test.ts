@@ -155,6 +155,8 @@ void t.test(
       internal_service_token: 'itok-0123',
       verification_keys: null,
       jwks_file: null,
+      jwks_url: null,
+      oidc_issuer: null,
       validate: true,
       authorization: null,
       scope_mappings: null,

@@ -35,7 +35,7 @@ const ALGORITHMS =
   '"HS256"|"HS384"|"HS512"|"RS256"|"RS384"|"RS512"|"PS256"|"PS384"|"PS512"|"ES256"|"ES384"|"ES512"|"EdDSA"'
 const CIDR = 'must be an IP address or CIDR block (10.0.0.0/8, ::1/128)'
 const NEEDS_JWT =
-  'JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough'
+  'JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough'
 
 /** Each bad file and every message it must produce, in order, each naming its key path. */
 const badFiles: [file: string, issues: string[]][] = [
