@@ -4,8 +4,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { generate } from 'selfsigned'
 import type { Teardown } from './gateway.js'
+import { fixtures } from './jwt.js'
+
+/** The keys of the committed test JWKS (test/fixtures/keys/jwks.json). */
+export function fixtureJwksKeys(): unknown[] {
+  return (JSON.parse(readFileSync(fixtures.jwksPath, 'utf8')) as { keys: unknown[] }).keys
+}
+
+/** The `auth` keys that make a gateway fetch `server`'s JWKS: its URL, its CA, loopback allowed. */
+export function remoteJwksAuth(server: JwksServer): Record<string, unknown> {
+  return {
+    jwks_url: server.jwksUrl,
+    jwks_ca_file: server.caFile,
+    jwks_allow_private_addresses: true,
+  }
+}
 
 /** A throwaway CA and a server certificate it signed, for 127.0.0.1, ::1 and localhost. */
 interface TestPki {

@@ -7,9 +7,13 @@
  * of a remote JWKS (auth.jwks_url): its URL comes from the config only, never from a header.
  */
 import { createSign, generateKeyPairSync } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { JWKS_PATH, startJwksServer } from '../helpers/jwks-server.js'
+import {
+  fixtureJwksKeys,
+  JWKS_PATH,
+  remoteJwksAuth,
+  startJwksServer,
+} from '../helpers/jwks-server.js'
 import { base64url, fixtures, publicJwk, signJwt } from '../helpers/jwt.js'
 import { startCustomUpstream, startRuntime } from '../helpers/runtime.js'
 import { bearer, jsonCorpus, refused, securedGateway, send, upgrade } from './harness.js'
@@ -36,18 +40,13 @@ const fill = (header: Header): Header =>
     return value.replace('{keyServer}', keyServer.url)
   }) as Header
 
-const provider = await startJwksServer(
-  t,
-  (JSON.parse(readFileSync(fixtures.jwksPath, 'utf8')) as { keys: unknown[] }).keys,
-)
+const provider = await startJwksServer(t, fixtureJwksKeys())
 const gateways = {
   remote: await securedGateway(t, runtime, {
     auth: {
       algorithm: 'RS256',
       verification_keys: null,
-      jwks_url: provider.jwksUrl,
-      jwks_ca_file: provider.caFile,
-      jwks_allow_private_addresses: true,
+      ...remoteJwksAuth(provider),
     },
   }),
   jwks: await securedGateway(t, runtime, {

@@ -7,10 +7,14 @@
  * the bound is on the work done, which is what latency depends on.
  */
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import type { TestGateway } from '../helpers/gateway.js'
-import { JWKS_PATH, startJwksServer } from '../helpers/jwks-server.js'
+import {
+  fixtureJwksKeys,
+  JWKS_PATH,
+  remoteJwksAuth,
+  startJwksServer,
+} from '../helpers/jwks-server.js'
 import { fixtures, rawJwt, signJwt } from '../helpers/jwt.js'
 import { parseMetrics } from '../helpers/metrics.js'
 import { startRuntime } from '../helpers/runtime.js'
@@ -89,17 +93,12 @@ void t.test(`${FLOOD} random kids: at most one file read per cooldown`, async (t
 })
 
 void t.test(`${FLOOD} random kids: at most one remote JWKS fetch per cooldown`, async (t) => {
-  const provider = await startJwksServer(
-    t,
-    (JSON.parse(readFileSync(fixtures.jwksPath, 'utf8')) as { keys: unknown[] }).keys,
-  )
+  const provider = await startJwksServer(t, fixtureJwksKeys())
   const remote = await securedGateway(t, runtime, {
     auth: {
       algorithm: 'RS256',
       verification_keys: null,
-      jwks_url: provider.jwksUrl,
-      jwks_ca_file: provider.caFile,
-      jwks_allow_private_addresses: true,
+      ...remoteJwksAuth(provider),
       jwks_reload_cooldown_seconds: 30,
     },
   })

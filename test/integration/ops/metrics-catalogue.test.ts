@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { startGateway } from '../../helpers/gateway.js'
-import { startJwksServer } from '../../helpers/jwks-server.js'
+import { remoteJwksAuth, startJwksServer } from '../../helpers/jwks-server.js'
 import { fixtures, publicJwk, signJwt } from '../../helpers/jwt.js'
 import { parseMetrics } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -58,9 +58,7 @@ void t.test(
         auth: {
           jwks_file: fixtures.jwksPath,
           jwks_reload_cooldown_seconds: 0,
-          jwks_url: provider.jwksUrl,
-          jwks_ca_file: provider.caFile,
-          jwks_allow_private_addresses: true,
+          ...remoteJwksAuth(provider),
         },
       },
       {},

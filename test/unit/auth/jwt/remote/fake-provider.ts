@@ -7,11 +7,11 @@ import type {
 } from '../../../../../src/auth/jwt/remote/key-set-fetcher.js'
 import type { Timers } from '../../../../../src/auth/jwt/remote/timers.js'
 import type { Principal } from '../../../../../src/auth/principal.js'
-import { NOT_RESPONSIBLE } from '../../../../../src/auth/verifier.js'
 import { Metrics } from '../../../../../src/metrics.js'
 import { fixtures, publicJwk, signJwt } from '../../../../helpers/jwt.js'
 import type { LogCapture } from '../../../../helpers/log-capture.js'
-import { authConfig, bearer, FakeClock, testLogger } from '../../helpers.js'
+import { authConfig, FakeClock, testLogger } from '../../helpers.js'
+import { principalOf } from '../setup.js'
 
 /** An identity provider in memory: serves a document, answers 304 to its ETag, fails on demand. */
 export class FakeProvider implements KeySetFetcher {
@@ -175,11 +175,7 @@ export async function remoteVerifier(
     timers,
     logs,
     metrics,
-    principal: async (token) => {
-      const result = await verifier.verify(bearer(token))
-      if (result === NOT_RESPONSIBLE) throw new Error('expected a principal, got NOT_RESPONSIBLE')
-      return result
-    },
+    principal: principalOf(verifier),
     recreate: async (extra) => {
       const next = await JwtVerifier.create(config(extra), deps, verifier)
       t.teardown(() => next.close())
