@@ -71,7 +71,6 @@ export class GuardedHttpClient {
           signal: deadline,
           headers: {
             accept: 'application/jwk-set+json, application/json',
-            'user-agent': 'portcullis',
             ...(etag === undefined ? {} : { 'if-none-match': etag }),
           },
         })
