@@ -217,9 +217,50 @@ const ROWS: readonly RowSpec[] = [
       },
       {
         title: 'JWKS keys',
-        description: 'Usable keys in the JWKS in use, per instance.',
+        description:
+          'Usable keys per instance and source: file (auth.jwks_file) and remote (auth.jwks_url / auth.oidc_issuer, keys in their removal grace included).',
         unit: 'short',
-        queries: [{ expr: `portcullis_jwks_keys{${S}}`, legend: '{{instance}}' }],
+        queries: [{ expr: `portcullis_jwks_keys{${S}}`, legend: '{{source}} {{instance}}' }],
+      },
+      {
+        title: 'Remote JWKS fetches',
+        description:
+          "Fetches of the identity provider's key set by outcome: updated, unchanged, not_modified (304), or why it failed. Failures keep the last good key set in use.",
+        unit: 'short',
+        stack: true,
+        queries: [
+          {
+            expr: `sum by (outcome) (increase(portcullis_jwks_fetches_total{${S}}[${RATE}]))`,
+            legend: '{{outcome}}',
+          },
+        ],
+      },
+      {
+        title: 'Remote JWKS age and state',
+        description:
+          'Seconds since the provider last confirmed the key set, per instance (normally below auth.jwks_refresh_max_seconds); 1 while stale (fetches fail, the last good set is served) or unavailable (JWTs get 503). The PortcullisJwksStale and PortcullisJwksUnavailable alerts fire on these.',
+        unit: 's',
+        queries: [
+          {
+            expr: `portcullis_jwks_age_seconds{${S}, source="remote"}`,
+            legend: 'age {{instance}}',
+          },
+          {
+            expr: `portcullis_jwks_state{${S}, state!="fresh"} == 1`,
+            legend: '{{state}} {{instance}}',
+          },
+        ],
+      },
+      {
+        title: 'Remote JWKS fetch latency (p99)',
+        description: 'Time a fetch of the key set took (discovery included), by result.',
+        unit: 's',
+        queries: [
+          {
+            expr: quantile(0.99, 'portcullis_jwks_fetch_duration_seconds', 'result'),
+            legend: '{{result}}',
+          },
+        ],
       },
     ],
   },
@@ -437,7 +478,7 @@ export function grafanaDashboard(): Record<string, unknown> {
     uid: 'portcullis',
     title: 'Portcullis',
     description:
-      'Portcullis authentication gateway: traffic, errors, latency (gateway overhead vs upstream), auth outcomes, service accounts, JWKS, upstream.',
+      'Portcullis authentication gateway: traffic, errors, latency (gateway overhead vs upstream), auth outcomes, service accounts, JWKS (file and remote), upstream.',
     tags: ['portcullis', 'agentos', 'gateway'],
     timezone: 'browser',
     editable: true,

@@ -147,6 +147,15 @@ export async function createGateway(
   ]
   const store = serviceAccounts?.store
   if (store !== undefined) readiness.push({ name: 'store', check: () => store.ping() })
+  readiness.push({
+    name: 'jwks',
+    applies: () => current.jwt?.remoteKeySetHealth() !== undefined,
+    check: async () => {
+      const health = current.jwt?.remoteKeySetHealth()
+      if (health !== undefined && !health.ready) throw new Error(health.detail)
+      return health?.detail
+    },
+  })
   const documents = new Map<string, () => unknown>([
     ['/.well-known/jwks.json', () => current.signer?.jwks() ?? { keys: [] }],
   ])

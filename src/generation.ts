@@ -49,7 +49,10 @@ export interface SharedParts {
 export interface Generation {
   readonly config: Config
   readonly mode: AuthModeSummary
-  /** Handed to the next generation when its `auth` section is unchanged (keys, cache, cooldown). */
+  /**
+   * Handed to the next generation when its `auth` section is unchanged (keys, cache, cooldown);
+   * otherwise its remote key set is, when the remote settings are unchanged.
+   */
   readonly jwt: JwtVerifier | undefined
   readonly signer: AssertionSigner | undefined
   readonly handleRequest: (req: IncomingMessage, res: ServerResponse) => void
@@ -62,8 +65,10 @@ export interface Generation {
 
 /**
  * Builds a generation; on failure, whatever it had started is released before the error
- * propagates. With the same `auth` section as `previous`, its JWT verifier is kept and its JWKS
- * file re-read (the SIGHUP reload), so verified tokens and the unknown-kid cooldown carry over.
+ * propagates. With the same `auth` section as `previous`, its JWT verifier is kept, its JWKS
+ * file re-read and its remote key set refetched (the SIGHUP reload), so verified tokens and the
+ * unknown-kid cooldown carry over; with other `auth` settings, a remote key set whose own
+ * settings are unchanged is shared, never fetched anew.
  */
 export async function createGeneration(
   config: Config,
@@ -80,7 +85,7 @@ export async function createGeneration(
     const jwt = reused
       ? previous.jwt
       : mode.jwtConfigured
-        ? await JwtVerifier.create(config.auth, { logger, metrics })
+        ? await JwtVerifier.create(config.auth, { logger, metrics }, previous?.jwt)
         : undefined
     if (reused) await jwt?.reload()
     else if (jwt !== undefined) cleanups.push(() => jwt.close())

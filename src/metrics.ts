@@ -1,6 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { BoundLabels } from './bound-labels.js'
 
+/** What the metrics show of the remote key set. */
+export interface RemoteJwksStatus {
+  readonly state: 'fresh' | 'stale' | 'unavailable'
+  readonly keys: number
+  readonly ageSeconds: number | undefined
+}
+
 const LATENCY_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ]
@@ -75,9 +82,59 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  /** The remote key set's state, read at scrape time (set while one is configured). */
+  #remoteJwks: (() => RemoteJwksStatus) | undefined
+
   readonly jwksKeys = new Gauge({
     name: 'portcullis_jwks_keys',
-    help: 'Usable keys in the JWKS key set in use.',
+    help: 'Usable keys in the key set in use, by source (file: auth.jwks_file; remote: auth.jwks_url or auth.oidc_issuer, keys in their removal grace included).',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const status = this.#remoteJwks?.()
+      if (status === undefined) this.jwksKeys.remove({ source: 'remote' })
+      else this.jwksKeys.set({ source: 'remote' }, status.keys)
+    },
+  })
+
+  readonly jwksAge = new Gauge({
+    name: 'portcullis_jwks_age_seconds',
+    help: 'Seconds since the remote key set was last confirmed by its provider (a 200 or a 304); absent while none was ever loaded.',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const age = this.#remoteJwks?.().ageSeconds
+      if (age === undefined) this.jwksAge.remove({ source: 'remote' })
+      else this.jwksAge.set({ source: 'remote' }, age)
+    },
+  })
+
+  readonly jwksState = new Gauge({
+    name: 'portcullis_jwks_state',
+    help: 'State of the remote key set: 1 for the current one of fresh (last fetch good), stale (fetches fail, the last good set is served) and unavailable (none loaded, or past auth.jwks_max_stale_seconds: JWTs needing it get 503).',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const status = this.#remoteJwks?.()
+      for (const state of ['fresh', 'stale', 'unavailable'] as const) {
+        if (status === undefined) this.jwksState.remove({ state })
+        else this.jwksState.set({ state }, status.state === state ? 1 : 0)
+      }
+    },
+  })
+
+  readonly jwksFetches = new Counter({
+    name: 'portcullis_jwks_fetches_total',
+    help: 'Fetches of the remote key set, by trigger (startup, refresh, retry, unknown_kid, signal) and outcome (updated, unchanged, not_modified; or the failure: timeout, network, tls, blocked, http_status, too_large, invalid).',
+    labelNames: ['trigger', 'outcome'] as const,
+    registers: [this.registry],
+  })
+
+  readonly jwksFetchDuration = new Histogram({
+    name: 'portcullis_jwks_fetch_duration_seconds',
+    help: 'Time a fetch of the remote key set took (discovery included), by result (ok, failed).',
+    labelNames: ['result'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   })
 
@@ -135,6 +192,17 @@ export class Metrics {
 
   observeAuth(credential: string, seconds: number): void {
     this.#authDurations.get(credential).observe(seconds)
+  }
+
+  /**
+   * Reports `status` as the remote key set's metrics until the returned function is called (a
+   * later registration replaces an earlier one, as a new key source replaces the old on reload).
+   */
+  trackRemoteJwks(status: () => RemoteJwksStatus): () => void {
+    this.#remoteJwks = status
+    return () => {
+      if (this.#remoteJwks === status) this.#remoteJwks = undefined
+    }
   }
 
   constructor(options: { collectProcessMetrics?: boolean } = {}) {

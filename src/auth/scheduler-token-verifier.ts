@@ -25,6 +25,8 @@ type SchedulerSettings = Pick<
   | 'internal_service_token'
   | 'verification_keys'
   | 'jwks_file'
+  | 'jwks_url'
+  | 'oidc_issuer'
   | 'validate'
   | 'authorization'
   | 'scope_mappings'

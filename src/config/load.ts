@@ -54,6 +54,7 @@ export interface InspectedConfig {
 // Keys holding a file system path (besides `{from_file: …}` secret references anywhere).
 const PATH_KEYS: readonly (readonly string[])[] = [
   ['auth', 'jwks_file'],
+  ['auth', 'jwks_ca_file'],
   ['database', 'data_dir'],
   ['identity', 'assertion', 'signing_keys_file'],
 ]
@@ -210,6 +211,8 @@ function namedPaths(config: Config): ConfigFile[] {
   const files: ConfigFile[] = []
   if (config.auth.jwks_file !== null)
     files.push({ key: 'auth.jwks_file', path: config.auth.jwks_file })
+  if (config.auth.jwks_ca_file !== null)
+    files.push({ key: 'auth.jwks_ca_file', path: config.auth.jwks_ca_file })
   if (config.service_accounts.enabled && config.database.url === null)
     files.push({ key: 'database.data_dir', path: config.database.data_dir })
   const signing = config.identity.assertion

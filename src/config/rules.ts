@@ -1,5 +1,6 @@
 import { mappingKeyProblem } from '../policy/route-template.js'
 import { summarizeAuthMode } from './auth-mode.js'
+import { checkRemoteKeySource } from './remote-key-source-rules.js'
 import type { Config, RawConfig } from './schema.js'
 import type { SecretSources } from './secrets.js'
 
@@ -15,7 +16,7 @@ export function checkConfigRules(raw: RawConfig, config: Config, sources: Secret
   if (summary.authorizationEnabled && !summary.jwtConfigured) {
     const key = auth.authorization === true ? 'auth.authorization' : 'auth.scope_mappings'
     issues.push(
-      `${key}: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough`,
+      `${key}: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough`,
     )
   }
   if (!summary.jwtConfigured && auth.security_key === null && !config.service_accounts.enabled) {
@@ -47,6 +48,7 @@ export function checkConfigRules(raw: RawConfig, config: Config, sources: Secret
       )
     }
   }
+  issues.push(...checkRemoteKeySource(auth, sources))
   if (new URL(config.upstream.url).pathname !== '/') {
     issues.push(
       'upstream.url: must not have a path; the gateway forwards the canonical request path as is',

@@ -9,7 +9,7 @@ export function configWarnings(config: Config): string[] {
   const warnings: string[] = []
   if (summarizeAuthMode(config.auth).mode === 'none') {
     warnings.push(
-      'auth: no JWT source (auth.verification_keys, auth.jwks_file) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream',
+      'auth: no JWT source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream',
     )
   }
   if (!config.auth.validate) {

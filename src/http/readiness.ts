@@ -1,7 +1,12 @@
-/** A dependency the gateway needs to serve traffic; `check` rejects when it is not usable. */
+/**
+ * A dependency the gateway needs to serve traffic; `check` rejects when it is not usable, and may
+ * resolve with a detail (still ready, but degraded: a stale key set). A check whose `applies`
+ * says false is left out (a dependency the running config does not have).
+ */
 export interface ReadinessCheck {
   readonly name: string
-  check(): Promise<void>
+  check(): Promise<string | void>
+  applies?(): boolean
 }
 
 export interface ReadinessReport {
@@ -14,26 +19,27 @@ export async function evaluateReadiness(
   checks: readonly ReadinessCheck[],
   timeoutMs: number,
 ): Promise<ReadinessReport> {
+  const applicable = checks.filter((check) => check.applies?.() ?? true)
   const results = await Promise.all(
-    checks.map(async (check) => {
+    applicable.map(async (check) => {
       let timer: NodeJS.Timeout | undefined
       try {
-        await Promise.race([
+        const detail = await Promise.race([
           check.check(),
-          new Promise((_, reject) => {
+          new Promise<never>((_, reject) => {
             timer = setTimeout(() => reject(new Error('timed out')), timeoutMs)
           }),
         ])
-        return [check.name, 'ok'] as const
+        return [check.name, detail || 'ok', true] as const
       } catch (error) {
-        return [check.name, (error as Error).message || 'failed'] as const
+        return [check.name, (error as Error).message || 'failed', false] as const
       } finally {
         clearTimeout(timer)
       }
     }),
   )
   return {
-    ready: results.every(([, result]) => result === 'ok'),
-    checks: Object.fromEntries(results),
+    ready: results.every(([, , passed]) => passed),
+    checks: Object.fromEntries(results.map(([name, detail]) => [name, detail])),
   }
 }

@@ -3,10 +3,17 @@
  * `kid` path traversal, SQL and URL injection (the JWT attack corpus; Tyk used `kid` as identity).
  * Corpus jwt-headers.json: tokens signed by an attacker's key whatever their header says are
  * refused and nothing is fetched; a genuine token is judged by its signature alone; `kid` selects
- * a key only by exact match; an unknown `crit` parameter is refused.
+ * a key only by exact match; an unknown `crit` parameter is refused. The same holds with the keys
+ * of a remote JWKS (auth.jwks_url): its URL comes from the config only, never from a header.
  */
 import { createSign, generateKeyPairSync } from 'node:crypto'
 import t from 'tap'
+import {
+  fixtureJwksKeys,
+  JWKS_PATH,
+  remoteJwksAuth,
+  startJwksServer,
+} from '../helpers/jwks-server.js'
 import { base64url, fixtures, publicJwk, signJwt } from '../helpers/jwt.js'
 import { startCustomUpstream, startRuntime } from '../helpers/runtime.js'
 import { bearer, jsonCorpus, refused, securedGateway, send, upgrade } from './harness.js'
@@ -33,7 +40,15 @@ const fill = (header: Header): Header =>
     return value.replace('{keyServer}', keyServer.url)
   }) as Header
 
+const provider = await startJwksServer(t, fixtureJwksKeys())
 const gateways = {
+  remote: await securedGateway(t, runtime, {
+    auth: {
+      algorithm: 'RS256',
+      verification_keys: null,
+      ...remoteJwksAuth(provider),
+    },
+  }),
   jwks: await securedGateway(t, runtime, {
     auth: {
       algorithm: 'RS256',
@@ -76,6 +91,10 @@ void t.test('forged: signed by the attacker, whatever key the header names → 4
     }
   }
   t.equal(fetched, 0, 'no key URL was ever fetched')
+  t.ok(
+    provider.count(JWKS_PATH) <= 2,
+    `the configured JWKS was fetched at startup and at most once more (${provider.count(JWKS_PATH)})`,
+  )
 })
 
 void t.test('harmless: a genuine token is judged by its signature alone', async (t) => {
@@ -110,6 +129,7 @@ void t.test('kid selects a JWKS key by exact match only', async (t) => {
   }
   const exact = await sign({ kid: 'test-key-1' }, fixtures.rsaPrivate(), ['agents:read'])
   t.equal((await send(gateways.jwks, runtime, 'GET', '/agents/a1', [bearer(exact)])).status, 200)
+  t.equal((await send(gateways.remote, runtime, 'GET', '/agents/a1', [bearer(exact)])).status, 200)
 })
 
 void t.test(

@@ -5,6 +5,7 @@ import type { Metrics } from '../../metrics.js'
 import { systemClock, type Clock } from './clock.js'
 import { watchFileDirectories } from '../../file-watch.js'
 import type { JwtAlgorithm } from './key-fit.js'
+import { parseJson } from './json-document.js'
 import { importJwks, JwksFormatError, type JwksKeys } from './key-set.js'
 
 export type JwksReloadTrigger = 'watch' | 'signal' | 'unknown_kid'
@@ -59,7 +60,7 @@ export class JwksFile {
     this.#clock = options.clock ?? systemClock
     this.#read = read
     this.#current = current
-    options.metrics?.jwksKeys.set(current.keys.count)
+    options.metrics?.jwksKeys.set({ source: 'file' }, current.keys.count)
   }
 
   /** Loads the file; throws a plain Error with AgentOS's startup texts when it cannot. */
@@ -143,7 +144,7 @@ export class JwksFile {
       )
     }
     metrics?.jwksReloads.inc({ result, trigger })
-    metrics?.jwksKeys.set(this.#current.keys.count)
+    metrics?.jwksKeys.set({ source: 'file' }, this.#current.keys.count)
     return result
   }
 
@@ -168,14 +169,11 @@ async function readText(read: (path: string) => Promise<string>, path: string): 
 }
 
 async function parseKeys(text: string, options: JwksFileOptions): Promise<JwksKeys> {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch (error) {
-    // V8 quotes a piece of the input after `, "`; a JWKS of HMAC keys holds secrets, so cut it.
-    const reason = (error as Error).message.replace(/, ".*$/s, '')
-    throw new Error(`Invalid JSON in JWKS file ${options.path}: ${reason}`)
+  const parsed = parseJson(text)
+  if ('problem' in parsed) {
+    throw new Error(`Invalid JSON in JWKS file ${options.path}: ${parsed.problem}`)
   }
+  const document = parsed.value
   const warn = (details: Record<string, unknown>, message: string): void => {
     options.logger.warn({ path: options.path, ...details }, message)
   }

@@ -14,6 +14,8 @@ export const JWT_FAILURE_REASONS = [
   'jwt.too_large',
   'jwt.no_keys',
   'jwt.claims',
+  'jwt.issuer',
+  'jwt.keys_unavailable',
 ] as const
 
 export type JwtFailureReason = (typeof JWT_FAILURE_REASONS)[number]
@@ -49,6 +51,21 @@ export function audienceMissing(audienceClaim: string): GatewayError {
     'jwt.audience_missing',
     `Token is missing the "${audienceClaim}" claim. Audience verification requires this claim to be present in the token.`,
   )
+}
+
+/**
+ * 503: the remote key set the token may need cannot be used (never loaded, or dropped past its
+ * stale bound). Not a 401: the token was not found wrong, it could not be judged. Worded like the
+ * service-account store's outage answer, with why.
+ */
+export function keysUnavailable(everLoaded: boolean, retryAfterSeconds: number): GatewayError {
+  const why = everLoaded
+    ? "the identity provider's signing keys are out of date and cannot be refreshed"
+    : "the identity provider's signing keys could not be fetched"
+  return new GatewayError('AUTH_UNAVAILABLE', `Authentication is temporarily unavailable: ${why}`, {
+    reason: 'jwt.keys_unavailable',
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  })
 }
 
 /** AgentOS's `Error decoding token: …` for a failure that is not the token's fault. */

@@ -13,12 +13,15 @@ import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt
 import { invalidToken } from './jwt-errors.js'
 import { checkUserIdClaim } from './registered-claims.js'
 import { JwksFile, type JwksReloadResult } from './jwks-file.js'
+import { JwksSources } from './jwks-sources.js'
 import { verifyInKeyOrder, type KeyOrder, type VerifyJws } from './key-order.js'
 import { loadStaticKeys, type VerificationKey } from './key-set.js'
+import { openRemoteJwks, type RemoteJwksDependencies } from './remote/open-remote-jwks.js'
+import type { RemoteJwks, RemoteJwksHealth } from './remote/remote-jwks.js'
 import { decodeUnverified } from './unverified-token.js'
 import { VerifiedTokenCache } from './verified-token-cache.js'
 
-export interface JwtVerifierDependencies {
+export interface JwtVerifierDependencies extends RemoteJwksDependencies {
   readonly logger: Logger
   readonly metrics?: Metrics | undefined
   readonly clock?: Clock | undefined
@@ -46,7 +49,7 @@ export class JwtVerifier implements Verifier {
     auth: Config['auth'],
     deps: JwtVerifierDependencies,
     staticKeys: readonly VerificationKey[],
-    jwks: JwksFile | undefined,
+    jwks: JwksSources | undefined,
   ) {
     this.#auth = auth
     this.#keyOrder = {
@@ -63,8 +66,15 @@ export class JwtVerifier implements Verifier {
     this.#logger = deps.logger
   }
 
-  /** Loads the keys; throws a plain Error (for the startup report) when the config cannot work. */
-  static async create(auth: Config['auth'], deps: JwtVerifierDependencies): Promise<JwtVerifier> {
+  /**
+   * Loads the keys; throws a plain Error (for the startup report) when the config cannot work. A
+   * remote key set whose settings are unchanged from `previous` (a reload) is shared with it.
+   */
+  static async create(
+    auth: Config['auth'],
+    deps: JwtVerifierDependencies,
+    previous?: JwtVerifier,
+  ): Promise<JwtVerifier> {
     if (!auth.validate) {
       deps.logger.warn(
         'auth.validate is false: JWT signatures, expiry and audience are NOT checked',
@@ -78,7 +88,7 @@ export class JwtVerifier implements Verifier {
       deps.logger.warn(details, message)
     }
     const staticKeys = loadStaticKeys(auth.verification_keys ?? [], auth.algorithm, warn)
-    const jwks =
+    const file =
       auth.jwks_file === null
         ? undefined
         : await JwksFile.open({
@@ -92,13 +102,23 @@ export class JwtVerifier implements Verifier {
             readFile: deps.readFile,
             debounceMs: deps.jwksDebounceMs,
           })
-    if (staticKeys.length === 0 && (jwks?.keys.count ?? 0) === 0) {
-      jwks?.close()
+    let remote: Awaited<ReturnType<typeof openRemoteJwks>>
+    try {
+      remote = await openRemoteJwks(auth, deps, previous?.remoteKeySet)
+    } catch (error) {
+      file?.close()
+      throw error
+    }
+    // A remote key set may still be loading (or its provider down): it is retried, never fatal.
+    if (remote === undefined && staticKeys.length === 0 && (file?.keys.count ?? 0) === 0) {
+      file?.close()
       throw new Error(
         'auth: validate is true but no JWT verification key is usable: set auth.verification_keys, JWT_VERIFICATION_KEY, or a JWKS file with keys for the configured algorithm',
       )
     }
-    return new JwtVerifier(auth, deps, staticKeys, jwks)
+    const sources =
+      remote === undefined && file === undefined ? undefined : new JwksSources(remote, file)
+    return new JwtVerifier(auth, deps, staticKeys, sources)
   }
 
   async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
@@ -112,7 +132,7 @@ export class JwtVerifier implements Verifier {
 
     const { header } = parseCompactToken(token, this.#auth.max_token_bytes)
     const now = this.#clock.now()
-    const generation = this.#keyOrder.jwks?.generation ?? 0
+    const generation = this.#keyOrder.jwks?.generationAt(now) ?? 0
     const cached = this.#cache.get(credentialHash, generation, now)
     if (cached !== undefined) {
       this.#logger.debug({ credential: 'jwt', cache: 'hit' }, 'auth: JWT from the verified cache')
@@ -141,12 +161,30 @@ export class JwtVerifier implements Verifier {
     return principal
   }
 
-  /** Re-reads the JWKS file (the gateway calls this on SIGHUP); undefined without one. */
+  /**
+   * The SIGHUP action: re-reads the JWKS file and refetches the remote key set (conditionally);
+   * the file's result, undefined without one.
+   */
   async reload(): Promise<JwksReloadResult | undefined> {
-    return this.#keyOrder.jwks?.reload('signal')
+    const sources = this.#keyOrder.jwks
+    const [result] = await Promise.all([
+      sources?.file?.reload('signal'),
+      sources?.remote?.refresh('signal'),
+    ])
+    return result
   }
 
-  /** Stops watching the JWKS file. */
+  /** The remote key set this verifier uses, if any (a reload may share it). */
+  get remoteKeySet(): RemoteJwks | undefined {
+    return this.#keyOrder.jwks?.remote
+  }
+
+  /** The remote key set's readiness (/readyz), undefined without one. */
+  remoteKeySetHealth(): RemoteJwksHealth | undefined {
+    return this.#keyOrder.jwks?.remote?.health(this.#clock.now())
+  }
+
+  /** Stops watching the JWKS file and releases the remote key set. */
   close(): void {
     this.#keyOrder.jwks?.close()
   }

@@ -2,8 +2,9 @@ import type { CompactVerifyResult, VerifyOptions } from 'jose'
 import { GatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { Payload } from './jwt-claims.js'
-import { decodingError, fromJoseError, invalidToken } from './jwt-errors.js'
-import type { JwksFile } from './jwks-file.js'
+import { checkIssuer } from './issuer-check.js'
+import { decodingError, fromJoseError, invalidToken, keysUnavailable } from './jwt-errors.js'
+import type { JwksSources, KeySelection } from './jwks-sources.js'
 import type { JwtAlgorithm } from './key-fit.js'
 import type { VerificationKey } from './key-set.js'
 import { checkRegisteredClaims, isDecodingFailure } from './registered-claims.js'
@@ -23,16 +24,19 @@ export type VerifyJws = (
 
 export interface KeyOrder {
   readonly algorithm: JwtAlgorithm
-  readonly jwks: JwksFile | undefined
+  readonly jwks: JwksSources | undefined
   readonly staticKeys: readonly VerificationKey[]
   readonly verifyJws: VerifyJws
   readonly logger: Logger
 }
 
 /**
- * Reference 6.2: the JWKS key named by `kid` (else the kid-less key; an unknown kid may re-read
- * the file once per cooldown), then each static key in order. An expiry stops at once; another
- * JWKS failure stops at once only without static keys; otherwise the last error wins.
+ * Reference 6.2: the JWKS key named by `kid` (remote key set, then JWKS file; else the kid-less
+ * key; an unknown kid may refetch once per cooldown), then each static key in order. An expiry
+ * stops at once; another JWKS failure stops at once only without static keys; otherwise the last
+ * error wins. A token verified with a key of auth.oidc_issuer must carry that `iss`. When no
+ * key matched and the remote key set cannot be used, a token no key verified gets 503: it may be
+ * valid under the keys that could not be fetched.
  */
 export async function verifyInKeyOrder(
   order: KeyOrder,
@@ -41,13 +45,16 @@ export async function verifyInKeyOrder(
   now: number,
 ): Promise<Payload> {
   let lastError: GatewayError | undefined
-  const jwksKey = await jwksKeyFor(order.jwks, kid)
-  if (jwksKey !== undefined) {
+  const selection = order.jwks === undefined ? undefined : await order.jwks.select(kid, now)
+  if (selection?.key !== undefined) {
     try {
-      return await attempt(order, token, jwksKey, now)
+      const payload = await attempt(order, token, selection.key, now)
+      if (selection.issuer !== undefined) checkIssuer(payload, selection.issuer)
+      return payload
     } catch (error) {
       const failure = asFailure(order.logger, error)
-      if (endsVerification(failure) || order.staticKeys.length === 0) throw failure
+      if (endsVerification(failure) || failure.reason === 'jwt.issuer') throw failure
+      if (order.staticKeys.length === 0) throw unlessUnavailable(failure, selection)
       lastError = failure
     }
   }
@@ -60,19 +67,21 @@ export async function verifyInKeyOrder(
       lastError = failure
     }
   }
-  throw lastError ?? invalidToken('jwt.no_keys', 'No verification keys configured')
+  throw unlessUnavailable(
+    lastError ?? invalidToken('jwt.no_keys', 'No verification keys configured'),
+    selection,
+  )
 }
 
-/** `kid` is only ever an exact key of the map: never a path, a URL or a query. */
-async function jwksKeyFor(
-  jwks: JwksFile | undefined,
-  kid: unknown,
-): Promise<VerificationKey | undefined> {
-  if (jwks === undefined) return undefined
-  const wanted = typeof kid === 'string' && kid !== '' ? kid : undefined
-  if (wanted !== undefined && !jwks.keys.byKid.has(wanted)) await jwks.refreshForUnknownKid()
-  const keys = jwks.keys
-  return (wanted === undefined ? undefined : keys.byKid.get(wanted)) ?? keys.fallback
+/** A refusal for want of a key becomes 503 while the remote key set cannot be used. */
+function unlessUnavailable(
+  failure: GatewayError,
+  selection: KeySelection | undefined,
+): GatewayError {
+  const unavailable = selection?.unavailable
+  if (unavailable === undefined) return failure
+  if (failure.reason !== 'jwt.signature' && failure.reason !== 'jwt.no_keys') return failure
+  return keysUnavailable(unavailable.everLoaded, unavailable.retryAfterSeconds)
 }
 
 async function attempt(

@@ -21,6 +21,22 @@ const SCOPE_MAPPING_KEY = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S*$/
 
 const claimName = z.string().min(1)
 
+/** An absolute http(s) URL without credentials or fragment; the scheme policy is in rules.ts. */
+const remoteUrl = z
+  .string()
+  .min(1)
+  .refine((value) => URL.canParse(value), 'must be an absolute URL')
+  .refine((value) => {
+    if (!URL.canParse(value)) return true
+    const url = new URL(value)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hash === ''
+  }, 'must be an https:// URL without a fragment')
+  .refine((value) => {
+    if (!URL.canParse(value)) return true
+    const url = new URL(value)
+    return url.username === '' && url.password === ''
+  }, 'must not carry credentials')
+
 export const authSchema = z
   .strictObject({
     verification_keys: z
@@ -28,7 +44,7 @@ export const authSchema = z
       .nullable()
       .default(null)
       .describe(
-        'JWT verification keys (HS secrets or PEM public keys), tried in order after the JWKS file. JWT_VERIFICATION_KEY is appended even when a list is given.',
+        'JWT verification keys (HS secrets or PEM public keys), tried in order after the remote key set and the JWKS file. JWT_VERIFICATION_KEY is appended even when a list is given.',
       ),
     jwks_file: z
       .string()
@@ -42,11 +58,98 @@ export const authSchema = z
       .number()
       .min(0)
       .default(30)
-      .describe('An unknown `kid` re-reads the JWKS file at most once per this many seconds.'),
+      .describe(
+        'An unknown `kid` re-reads the JWKS file, and refetches the remote key set, at most once per this many seconds each; concurrent requests share one read.',
+      ),
     jwks_watch: z
       .boolean()
       .default(true)
       .describe('Watch the JWKS file and reload it when it changes.'),
+    jwks_url: remoteUrl
+      .nullable()
+      .default(null)
+      .describe(
+        "The identity provider's JWKS URL (https; http only for a loopback host or with jwks_allow_http). Fetched and kept fresh by the gateway; keys are selected by `kid` before the JWKS file's.",
+      ),
+    oidc_issuer: remoteUrl
+      .nullable()
+      .default(null)
+      .describe(
+        'OpenID Connect issuer URL: its `/.well-known/openid-configuration` names the JWKS (`jwks_uri`), and a token verified with those keys must carry exactly this `iss`. Instead of jwks_url.',
+      ),
+    jwks_refresh_min_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .default(60)
+      .describe(
+        "Shortest time a fetched key set is kept before a background refresh, whatever the provider's Cache-Control says; also the longest retry interval while fetches fail.",
+      ),
+    jwks_refresh_max_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .default(3_600)
+      .describe(
+        "Longest time a fetched key set is kept before a background refresh (the provider's Cache-Control max-age is capped at this; without one, this is used).",
+      ),
+    jwks_max_stale_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .default(86_400)
+      .describe(
+        'While the provider is down or answers garbage, the last good key set stays in use for this long past its refresh time; after that it is dropped and JWTs needing it get 503.',
+      ),
+    jwks_removed_key_grace_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .default(600)
+      .describe(
+        'A key that disappears from the remote key set still verifies tokens for this long (0: refused at once).',
+      ),
+    jwks_fetch_timeout_ms: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(5_000)
+      .describe('Time limit of one request to the JWKS or discovery endpoint, body included.'),
+    jwks_max_bytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(4_194_304)
+      .default(262_144)
+      .describe('Largest JWKS or discovery document accepted; a larger one is a failed fetch.'),
+    jwks_max_keys: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000)
+      .default(100)
+      .describe('Most entries a remote JWKS may hold; a set with more is a failed fetch.'),
+    jwks_ca_file: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe(
+        "PEM file of CA certificates trusted for the JWKS and discovery endpoints, in addition to Node's bundled roots (a private identity provider).",
+      ),
+    jwks_allow_http: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Allow plain-http jwks_url / oidc_issuer on hosts other than loopback (an in-cluster provider behind a trusted network). Off: https only.',
+      ),
+    jwks_allow_private_addresses: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Allow the JWKS and discovery endpoints to resolve to loopback, private, link-local or other non-public addresses. Off: such targets are refused (SSRF guard).',
+      ),
     algorithm: z
       .enum(JWT_ALGORITHMS)
       .default('RS256')

@@ -146,7 +146,7 @@ void t.test('config check: warnings, --strict, an empty file, resolved paths', a
     runs.map((child) => child.exit()),
   )
   const runsOpen =
-    'warning: auth: no JWT source (auth.verification_keys, auth.jwks_file) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream'
+    'warning: auth: no JWT source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream'
 
   t.equal(lenient?.code, 0, 'a warning alone passes')
   t.same(runs[0]?.stdout, [
@@ -189,7 +189,7 @@ void t.test('serve: the open-mode warning is logged at start-up too', async (t) 
     .filter((record) => record.level === 40)
     .map((record) => record.msg)
   t.same(warnings, [
-    'auth: no JWT source (auth.verification_keys, auth.jwks_file) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream',
+    'auth: no JWT source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream',
   ])
   child.process.kill('SIGTERM')
   t.equal((await child.exit()).code, 0)

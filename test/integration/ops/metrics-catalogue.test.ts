@@ -1,17 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { startGateway } from '../../helpers/gateway.js'
-import { fixtures, signJwt } from '../../helpers/jwt.js'
+import { remoteJwksAuth, startJwksServer } from '../../helpers/jwks-server.js'
+import { fixtures, publicJwk, signJwt } from '../../helpers/jwt.js'
 import { parseMetrics } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
 import { WsClient, refusedHandshake } from '../../helpers/websocket.js'
 import { readCatalogue, type DocumentedMetric } from '../../unit/ops/metrics-catalogue.js'
 
 /**
- * docs/metrics.md is the catalogue of every metric: a gateway with every subsystem on (JWKS,
- * service accounts, WebSockets, process metrics) is exercised, then its /metrics must list
- * exactly the documented families, with documented types and labels, and no label value may
- * carry anything request-specific (paths, user ids, account names and ids, key ids, tokens).
+ * docs/metrics.md is the catalogue of every metric: a gateway with every subsystem on (a JWKS
+ * file and a remote JWKS, service accounts, WebSockets, process metrics) is exercised, then its
+ * /metrics must list exactly the documented families, with documented types and labels, and no
+ * label value may carry anything request-specific (paths, user ids, account names and ids, key
+ * ids, tokens).
  */
 
 const catalogue = readCatalogue()
@@ -46,11 +48,18 @@ void t.test(
   'every metric is documented, every documented metric exists, labels are bounded',
   async (t) => {
     const runtime = await startRuntime(t)
+    const provider = await startJwksServer(t, [
+      publicJwk(fixtures.rsa2PublicPem(), { kid: 'remote-key' }),
+    ])
     const gateway = await startGateway(
       t,
       {
         upstream: { url: runtime.url },
-        auth: { jwks_file: fixtures.jwksPath, jwks_reload_cooldown_seconds: 0 },
+        auth: {
+          jwks_file: fixtures.jwksPath,
+          jwks_reload_cooldown_seconds: 0,
+          ...remoteJwksAuth(provider),
+        },
       },
       {},
       { collectProcessMetrics: true },
@@ -161,6 +170,9 @@ void t.test(
       'portcullis_http_requests_total',
       'portcullis_auth_outcomes_total',
       'portcullis_jwks_reloads_total',
+      'portcullis_jwks_fetches_total',
+      'portcullis_jwks_keys',
+      'portcullis_jwks_state',
       'portcullis_service_account_cache_hits_total',
       'portcullis_service_account_revocation_notifications_total',
       'portcullis_websocket_upgrades_total',

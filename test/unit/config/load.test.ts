@@ -37,7 +37,7 @@ const ALGORITHMS =
 const NOT_HTTP = 'must be an http:// or https:// URL such as http://127.0.0.1:7777'
 const CIDR = 'must be an IP address or CIDR block (10.0.0.0/8, ::1/128)'
 const NEEDS_JWT =
-  'JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough'
+  'JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough'
 
 /** Each bad file and every message it must produce, in order, each naming its key path. */
 const badFiles: [file: string, issues: string[]][] = [
@@ -415,6 +415,31 @@ void t.test('the loaded config is deeply frozen', async (t) => {
   t.ok(Object.isFrozen(withKeys.auth.verification_keys), 'resolved secret lists too')
 })
 
+void t.test('auth.jwks_ca_file resolves against the file’s directory too', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  mkdirSync(join(dir, 'certs'))
+  writeFileSync(
+    join(dir, 'certs', 'ca.pem'),
+    readFileSync(join(ROOT, 'test/fixtures/keys/rsa-cert.pem')),
+  )
+  writeFileSync(
+    join(dir, 'portcullis.yaml'),
+    [
+      'auth:',
+      '  algorithm: RS256',
+      '  jwks_url: https://idp.example.com/.well-known/jwks.json',
+      '  jwks_ca_file: certs/ca.pem',
+    ].join('\n'),
+  )
+  const inspected = inspectConfig(join(dir, 'portcullis.yaml'), { env: {} })
+  t.equal(inspected.config.auth.jwks_ca_file, join(dir, 'certs/ca.pem'))
+  t.same(
+    inspected.files.filter((file) => file.key === 'auth.jwks_ca_file'),
+    [{ key: 'auth.jwks_ca_file', path: join(dir, 'certs/ca.pem') }],
+  )
+})
+
 void t.test('relative paths in the file resolve against the file’s directory', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -481,7 +506,7 @@ void t.test('warnings: an empty file, a gateway that runs open, unchecked JWTs',
     }
   }
   const open =
-    'auth: no JWT source (auth.verification_keys, auth.jwks_file) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream'
+    'auth: no JWT source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream'
   t.same(warningsOf('# nothing but a comment\n'), [
     'the file is empty: every setting has its default value',
     open,

@@ -1,6 +1,17 @@
 import t from 'tap'
+import { parse } from 'yaml'
+import { parseConfig } from '../../../src/config/load.js'
 import { kubernetesSchemaProblems } from '../../helpers/kubernetes-schemas.js'
-import { exampleValues, find, NAMESPACE, render, type Rendered } from './chart.js'
+import { dataOf, exampleValues, find, NAMESPACE, only, render, type Rendered } from './chart.js'
+
+/** One example per identity provider of docs/credentials.md's worked configurations. */
+const IDP_EXAMPLES = [
+  'idp-auth0-values.yaml',
+  'idp-entra-id-values.yaml',
+  'idp-google-values.yaml',
+  'idp-keycloak-values.yaml',
+  'idp-okta-values.yaml',
+]
 
 const kinds = (rendered: Rendered): string[] =>
   rendered.manifests.map((manifest) => `${manifest.kind}/${manifest.metadata.name}`).sort()
@@ -10,6 +21,7 @@ const CASES: [string, Record<string, unknown>][] = [
   ['ingress-postgres-values.yaml', exampleValues('ingress-postgres-values.yaml')],
   ['ingress-jwks-values.yaml', exampleValues('ingress-jwks-values.yaml')],
   ['sidecar-values.yaml', exampleValues('sidecar-values.yaml')],
+  ...IDP_EXAMPLES.map((name): [string, Record<string, unknown>] => [name, exampleValues(name)]),
 ]
 
 void t.test('every template renders well-formed YAML manifests', async (t) => {
@@ -197,3 +209,40 @@ void t.test('the schema check catches what a real cluster would refuse', async (
   t.match(kubernetesSchemaProblems(broken), [/containerPort must be integer/])
   t.same(kubernetesSchemaProblems({ apiVersion: 'v1', kind: 'Pod2' }), ['no schema for v1/Pod2'])
 })
+
+void t.test(
+  'the identity-provider examples configure a remote key set the gateway accepts',
+  async (t) => {
+    for (const name of IDP_EXAMPLES) {
+      const rendered = render(exampleValues(name))
+      const file = dataOf(only(rendered, 'ConfigMap', 'portcullis'))['portcullis.yaml'] as string
+      const auth = (parse(file) as { auth: Record<string, unknown> }).auth
+      t.ok(
+        typeof auth.oidc_issuer === 'string' || typeof auth.jwks_url === 'string',
+        `${name}: a JWKS URL or an issuer`,
+      )
+      // The chart's config file plus what the chart sets through the environment.
+      const config = parseConfig(file, name, {
+        env: { PORTCULLIS_UPSTREAM_URL: 'http://agentos:7777' },
+        readFile: () => {
+          throw new Error('no file is read')
+        },
+      })
+      t.equal(config.auth.verify_audience, true, `${name}: the audience is checked`)
+      const policies = find(rendered, 'NetworkPolicy', 'portcullis')
+      for (const policy of policies) {
+        const spec = policy.spec as {
+          policyTypes: string[]
+          egress?: { ports?: { port: number }[] }[]
+        }
+        if (!spec.policyTypes.includes('Egress')) continue
+        t.ok(
+          spec.egress?.some((rule) =>
+            rule.ports?.some((port) => port.port === 443 || port.port === 8080),
+          ),
+          `${name}: restricted egress still reaches the provider`,
+        )
+      }
+    }
+  },
+)

@@ -23,6 +23,11 @@ void t.test('values.yaml validates against values.schema.json', async (t) => {
 
 void t.test('every example validates alone and merged over values.yaml', async (t) => {
   t.same(examples.sort(), [
+    'idp-auth0-values.yaml',
+    'idp-entra-id-values.yaml',
+    'idp-google-values.yaml',
+    'idp-keycloak-values.yaml',
+    'idp-okta-values.yaml',
     'ingress-jwks-values.yaml',
     'ingress-postgres-values.yaml',
     'sidecar-values.yaml',

@@ -55,7 +55,7 @@ void t.test('a changed file is picked up without a restart (watch, atomic rename
     await metrics.render(),
     /portcullis_jwks_reloads_total\{result="updated",trigger="watch"\} 1/,
   )
-  t.match(await metrics.render(), /portcullis_jwks_keys 1/)
+  t.match(await metrics.render(), /portcullis_jwks_keys\{source="file"\} 1/)
 })
 
 void t.test('a Kubernetes volume swap (..data symlink renamed) is picked up', async (t) => {

@@ -91,7 +91,7 @@ void t.test('JWKS entries are imported by kid, skipped when unusable', async (t)
   t.notMatch(logs.text, /"n":/, 'no key material in the warnings')
   t.match(
     await metrics.render(),
-    /portcullis_jwks_keys 3/,
+    /portcullis_jwks_keys\{source="file"\} 3/,
     'first, the kid-less entry, with-private-member',
   )
   const sign = (kid: string | undefined, key = fixtures.rsaPrivate()) =>

@@ -51,10 +51,15 @@ export async function createVerifier(
     clock,
     logs,
     metrics,
-    principal: async (token) => {
-      const result = await verifier.verify(bearer(token))
-      if (result === NOT_RESPONSIBLE) throw new Error('expected a principal, got NOT_RESPONSIBLE')
-      return result
-    },
+    principal: principalOf(verifier),
+  }
+}
+
+/** Verifies a bearer token with `verifier` and insists on a principal. */
+export function principalOf(verifier: JwtVerifier): (token: string) => Promise<Principal> {
+  return async (token) => {
+    const result = await verifier.verify(bearer(token))
+    if (result === NOT_RESPONSIBLE) throw new Error('expected a principal, got NOT_RESPONSIBLE')
+    return result
   }
 }

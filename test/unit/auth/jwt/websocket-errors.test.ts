@@ -1,5 +1,6 @@
 import t from 'tap'
 import { JWT_FAILURE_REASONS, webSocketJwtError } from '../../../../src/auth/jwt/index.js'
+import { keysUnavailable } from '../../../../src/auth/jwt/jwt-errors.js'
 import { GatewayError } from '../../../../src/errors.js'
 import { signJwt } from '../../../helpers/jwt.js'
 import { gatewayErrorOf } from '../helpers.js'
@@ -48,5 +49,18 @@ void t.test('other texts', async (t) => {
   t.same(webSocketJwtError(decoding), { error: 'boom', error_type: 'invalid_token' })
   const empty = new GatewayError('TOKEN_INVALID', 'Invalid token: ', { reason: 'jwt.malformed' })
   t.same(webSocketJwtError(empty), { error: 'Invalid token', error_type: 'invalid_token' })
-  t.equal(JWT_FAILURE_REASONS.length, 11)
+  t.equal(JWT_FAILURE_REASONS.length, 13)
+})
+
+void t.test('the remote key set unavailable: the 503 text, not an expiry', async (t) => {
+  t.same(webSocketJwtError(keysUnavailable(false, 5)), {
+    error:
+      "Authentication is temporarily unavailable: the identity provider's signing keys could not be fetched",
+    error_type: 'invalid_token',
+  })
+  t.same(webSocketJwtError(keysUnavailable(true, 5)), {
+    error:
+      "Authentication is temporarily unavailable: the identity provider's signing keys are out of date and cannot be refreshed",
+    error_type: 'invalid_token',
+  })
 })
