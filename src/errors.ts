@@ -94,10 +94,6 @@ export class GatewayError extends Error {
   }
 }
 
-export function statusOf(code: ErrorCode): number {
-  return RESPONSES[code].status
-}
-
 /** The JSON body a client receives for an error; unexposed codes get a generic text. */
 export function errorBody(error: GatewayError): { detail: ErrorDetail } {
   return { detail: RESPONSES[error.code].expose ? error.detail : 'Internal Server Error' }
@@ -108,5 +104,3 @@ export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error
   return new GatewayError('INTERNAL', 'Internal Server Error', { cause: error, reason: 'internal' })
 }
-
-export const ALL_ERROR_CODES = Object.keys(RESPONSES) as ErrorCode[]

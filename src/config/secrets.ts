@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 
 /**
@@ -19,11 +18,6 @@ export interface SecretSources {
   env: Readonly<Record<string, string | undefined>>
   readFile: (path: string) => string
 }
-
-export const processSecretSources = (env: NodeJS.ProcessEnv): SecretSources => ({
-  env,
-  readFile: (path) => readFileSync(path, 'utf8'),
-})
 
 /** Resolves a reference to its value, or returns an error message naming the source (not the value). */
 export function resolveSecret(

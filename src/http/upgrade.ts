@@ -173,7 +173,7 @@ export class UpgradeHandler {
     const headers = buildUpstreamHeaders(
       req.rawHeaders,
       this.#deps.headerOptions,
-      { peer, peerTrusted, encrypted: false, requestId },
+      { peer, peerTrusted, requestId },
       admission.headers,
     )
     const upstream = new WebSocket(

@@ -68,7 +68,6 @@ const NEVER_FORWARDED = new Set([
 export interface ForwardingFacts {
   readonly peer: string
   readonly peerTrusted: boolean
-  readonly encrypted: boolean
   readonly requestId: string
 }
 
@@ -153,11 +152,8 @@ export function buildUpstreamHeaders(
   )
   out.push(
     'x-forwarded-proto',
-    trusted && forwardedProto !== undefined
-      ? firstValue(forwardedProto)
-      : facts.encrypted
-        ? 'https'
-        : 'http',
+    // The proxy listener is plain HTTP: TLS ends before it, at a proxy that says so when trusted.
+    trusted && forwardedProto !== undefined ? firstValue(forwardedProto) : 'http',
   )
   const originalHost = trusted && forwardedHost !== undefined ? firstValue(forwardedHost) : host
   if (originalHost !== undefined) out.push('x-forwarded-host', originalHost)

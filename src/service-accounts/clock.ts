@@ -10,7 +10,3 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
 }
-
-export function epochSeconds(clock: Clock): number {
-  return Math.floor(clock.now() / 1000)
-}

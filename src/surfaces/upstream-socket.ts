@@ -38,7 +38,7 @@ export class UpstreamSockets {
     const peer = normalizeAddress(req.socket.remoteAddress)
     const peerTrusted = trustedProxies.has(peer)
     const requestId = chooseRequestId(req.headers['x-request-id'], peerTrusted)
-    const facts = { peer, peerTrusted, encrypted: false, requestId }
+    const facts = { peer, peerTrusted, requestId }
     const headers = buildUpstreamHeaders(req.rawHeaders, headerOptions, facts, adjustments)
     const query = target.query === '' ? '' : `?${target.query}`
     const upstream = new WebSocket(`${this.#base}${target.forwardPath}${query}`, [], {

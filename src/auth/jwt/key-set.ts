@@ -19,23 +19,6 @@ export interface JwksKeys {
   readonly count: number
 }
 
-export const NO_JWKS_KEYS: JwksKeys = Object.freeze({
-  byKid: new Map<string, VerificationKey>(),
-  fallback: undefined,
-  count: 0,
-})
-
-/**
- * Everything a token may be checked against, in AgentOS's order (reference 6.2): JWKS keys by
- * `kid` (else the kid-less key), then the static keys in order. A reload builds a new set with a
- * higher generation; the old one is never changed, so a verification in progress sees one set.
- */
-export interface KeySet {
-  readonly generation: number
-  readonly jwks: JwksKeys
-  readonly staticKeys: readonly VerificationKey[]
-}
-
 export type Warn = (details: Record<string, unknown>, message: string) => void
 
 /** A JWKS document whose shape is wrong as a whole (no `keys` array). */

@@ -23,7 +23,6 @@ export function forward(deps: {
       {
         peer: state.peer,
         peerTrusted: state.peerTrusted,
-        encrypted: false,
         requestId: state.requestId,
       },
       state.upstreamHeaders,
