@@ -6,7 +6,7 @@ import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only
 import { AccessLog } from './access-log.js'
 import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
-import { normalizeAddress } from './http/client-address.js'
+import { normalizeAddress } from './inbound/client-address.js'
 import { InFlight } from './http/in-flight.js'
 import type { ReadinessCheck } from './http/readiness.js'
 import { closeServer, createProxyServer, listenOrExplain } from './http/servers.js'

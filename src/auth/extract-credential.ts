@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import type { Credential } from './credential.js'
-import type { InboundRequest } from './inbound-request.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 
 /** The `auth:` keys that decide where a credential is read (reference 6.5, spec 5.4). */
 export type CredentialSettings = Pick<

@@ -11,7 +11,7 @@ import {
   missingCredentialError,
   type CredentialSettings,
 } from './extract-credential.js'
-import type { InboundRequest } from './inbound-request.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 import { ANONYMOUS, type Principal } from './principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
 

@@ -2,18 +2,16 @@ import type { ParameterizedContext } from 'koa'
 import type { Readable } from 'node:stream'
 import type { Principal } from '../auth/principal.js'
 import type { Authorization } from '../policy/authorizer.js'
-import type { CanonicalTarget } from './canonical-path.js'
+import type { InboundRequest, RequestClient } from '../inbound/inbound-request.js'
 import type { HeaderAdjustments } from './upstream-headers.js'
 import type { BufferedResponse } from './upstream-client.js'
 
 /** What the request-context middleware establishes for every later stage. */
 export interface GatewayState {
-  requestId: string
-  /** The socket peer, normalized. */
-  peer: string
-  peerTrusted: boolean
-  clientAddress: string
-  target: CanonicalTarget
+  /** Who asked: known before anything is refused, for X-Request-Id and the access log. */
+  client: RequestClient
+  /** The request as the decision core sees it (read once, by the inbound adapter). */
+  inbound: InboundRequest
   /** Bounded metrics label (route family or template). */
   route: string
   startedAt: number

@@ -1,13 +1,12 @@
 import type { WebSocket } from 'ws'
 import type { AuthPipeline } from '../auth/pipeline.js'
 import type { Credential } from '../auth/credential.js'
-import type { InboundRequest } from '../auth/inbound-request.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../auth/principal.js'
 import { extractCredential, type CredentialSettings } from '../auth/extract-credential.js'
 import { GatewayError } from '../errors.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { IncomingMessage } from 'node:http'
-import type { CanonicalTarget } from './canonical-path.js'
 import type { UpgradeAdmission } from './upgrade.js'
 import { offeredProtocols } from './websocket-handshake.js'
 
@@ -61,7 +60,6 @@ export function createUpgradeGate(deps: {
   }
   return async function upgradeGate(
     inbound: InboundRequest,
-    target: CanonicalTarget,
     req: IncomingMessage,
   ): Promise<UpgradeAdmission> {
     const offered = offeredProtocols(inbound)
@@ -72,8 +70,8 @@ export function createUpgradeGate(deps: {
     const plan = await deps.enforcer.plan({
       principal: decision.principal,
       method: 'GET',
-      path: target.path,
-      query: target.query,
+      path: inbound.path,
+      query: inbound.query,
       headers: inbound.headers,
       body: req,
       accessibleIds: decision.authorization?.accessibleIds,

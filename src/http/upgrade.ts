@@ -1,16 +1,14 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer } from 'ws'
-import type { InboundRequest } from '../auth/inbound-request.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Config } from '../config/schema.js'
 import { type GatewayError, toGatewayError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
-import { canonicalizeTarget, type CanonicalTarget } from './canonical-path.js'
-import { normalizeAddress, resolveClientAddress, type TrustedProxies } from './client-address.js'
-import { assertConnectionOptions, assertHeaderCount, assertSingleFields } from './header-limits.js'
+import type { TrustedProxies } from '../inbound/client-address.js'
+import { identifyClient, readInbound } from '../inbound/read-inbound.js'
 import { writeRawError } from './raw-response.js'
-import { chooseRequestId } from './request-id.js'
 import {
   buildUpstreamHeaders,
   type HeaderAdjustments,
@@ -42,7 +40,6 @@ export interface UpgradeAdmission {
 /** Authenticates and authorizes an upgrade; throws a GatewayError to refuse it on the raw socket. */
 export type UpgradeGate = (
   inbound: InboundRequest,
-  target: CanonicalTarget,
   req: IncomingMessage,
 ) => Promise<UpgradeAdmission>
 
@@ -146,38 +143,26 @@ export class UpgradeHandler {
   async #handle(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const { config, trustedProxies, metrics } = this.#deps
     assertWebSocketUpgrade(req)
-    assertHeaderCount(req.rawHeaders, config.server.max_headers_count)
-    assertSingleFields(req.rawHeaders)
-    assertConnectionOptions(req.rawHeaders)
-    const target = canonicalizeTarget(req.url ?? '')
-    const peer = normalizeAddress(req.socket.remoteAddress)
-    const peerTrusted = trustedProxies.has(peer)
-    const inbound: InboundRequest = {
-      method: 'GET',
-      path: target.path,
-      query: target.query,
-      headers: req.headers,
-      rawHeaders: req.rawHeaders,
-      clientAddress: resolveClientAddress(peer, req.headers['x-forwarded-for'], trustedProxies),
-      transport: 'websocket',
-    }
+    const inbound = readInbound(req, identifyClient(req, trustedProxies), 'websocket', {
+      trustedProxies,
+      maxHeadersCount: config.server.max_headers_count,
+    })
     this.#deps.admission.admit(inbound.clientAddress, socket)
-    const local = this.#deps.localHandlers?.get(target.path)
+    const local = this.#deps.localHandlers?.get(inbound.path)
     if (local !== undefined) {
       local(req, socket, head, inbound)
       return
     }
-    const admission = await this.#deps.gate(inbound, target, req)
-    const query = admission.query ?? target.query
-    const requestId = chooseRequestId(req.headers['x-request-id'], peerTrusted)
+    const admission = await this.#deps.gate(inbound, req)
+    const query = admission.query ?? inbound.query
     const headers = buildUpstreamHeaders(
       req.rawHeaders,
       this.#deps.headerOptions,
-      { peer, peerTrusted, requestId },
+      inbound,
       admission.headers,
     )
     const upstream = new WebSocket(
-      `${this.#upstreamBase}${target.forwardPath}${query === '' ? '' : `?${query}`}`,
+      `${this.#upstreamBase}${inbound.forwardPath}${query === '' ? '' : `?${query}`}`,
       [...admission.protocols],
       {
         headers: toHeaderObject(headers),

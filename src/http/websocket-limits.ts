@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks'
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import { GatewayError } from '../errors.js'
-import { throttleKey } from '../service-accounts/client-key.js'
+import { throttleKey } from '../inbound/client-key.js'
 
 /** RFC 6455 §7.4.1 "going away": the gateway ends a connection nobody uses. */
 export const IDLE_CLOSE_CODE = 1001

@@ -4,7 +4,8 @@ import { GatewayError } from '../errors.js'
 import type { FieldPin, ObservedFields } from './field-pin.js'
 import { pinJsonMembers } from './json-members.js'
 import { rewriteMultipart } from './multipart-rewriter.js'
-import { bodyKind, readBounded } from './request-body.js'
+import { readBoundedBody } from '../inbound/request-body.js'
+import { bodyKind } from './body-kind.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
 
 /** Starlette's defaults allow 1000 fields and 1000 files. */
@@ -43,7 +44,7 @@ export async function pinBody(
   switch (kind) {
     case 'json': {
       if (pins.json.length === 0 && !pins.inspect) return NOTHING
-      const raw = await readBounded(stream, maxBytes, declared)
+      const raw = await readBoundedBody(stream, maxBytes, declared)
       const result = pinJsonMembers(raw, pins.json, pins.observed)
       if (result.kind === 'not-utf8') {
         throw new GatewayError('BAD_REQUEST', 'JSON body must be UTF-8', {
@@ -55,7 +56,7 @@ export async function pinBody(
     }
     case 'urlencoded': {
       if (pins.form.length === 0 && !pins.inspect) return NOTHING
-      const raw = await readBounded(stream, maxBytes, declared)
+      const raw = await readBoundedBody(stream, maxBytes, declared)
       const result = rewriteFieldList(raw.toString('latin1'), 'form', pins.form, pins.observed)
       const body = result.changed ? Buffer.from(result.text, 'latin1') : raw
       return { body: { body }, observed: result.observed }
@@ -73,7 +74,7 @@ export async function pinBody(
         return { body: { body: rewrite.body, contentType }, observed: NOTHING.observed }
       try {
         const [body, observed] = await Promise.all([
-          readBounded(rewrite.body, maxBytes),
+          readBoundedBody(rewrite.body, maxBytes),
           rewrite.done,
         ])
         return { body: { body, contentType }, observed }
@@ -90,6 +91,6 @@ export async function pinBody(
 
 /** Reading the rewriter's output fails with its own error wrapped; the client gets the original. */
 function rewriterFailure(error: unknown): unknown {
-  const wrapped = error instanceof GatewayError && error.reason === 'identity.body_unreadable'
+  const wrapped = error instanceof GatewayError && error.reason === 'body.unreadable'
   return wrapped && error.cause instanceof GatewayError ? error.cause : error
 }

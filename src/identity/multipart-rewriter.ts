@@ -3,7 +3,7 @@ import { PassThrough, type Readable } from 'node:stream'
 import busboy, { type Busboy, type FieldInfo, type FileInfo } from 'busboy'
 import { GatewayError } from '../errors.js'
 import { findPin, observe, type FieldPin, type ObservedFields } from './field-pin.js'
-import { bodyTooLarge, unreadableBody } from './request-body.js'
+import { bodyTooLarge, unreadableBody } from '../inbound/request-body.js'
 import { encodePart, outputContentType, partHeader, type PartHead } from './multipart-parts.js'
 
 export interface MultipartRewriteOptions {

@@ -62,7 +62,7 @@ export function a2aRoute(prefix: string, path: string): A2aRoute | undefined {
  */
 export function a2aStage(deps: A2aStageDeps): Middleware<GatewayState> {
   return async function a2aMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    const route = ctx.method === 'POST' ? a2aRoute(deps.prefix, ctx.state.target.path) : undefined
+    const route = ctx.method === 'POST' ? a2aRoute(deps.prefix, ctx.state.inbound.path) : undefined
     if (route !== undefined) await inspect(ctx, deps, route)
     await next()
   }

@@ -19,7 +19,7 @@ export function aguiStage(deps: {
   readonly bodyLimits: JsonBodyLimits
 }): Middleware<GatewayState> {
   return async function aguiMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.method === 'POST' && deps.paths.has(ctx.state.target.path)) {
+    if (ctx.method === 'POST' && deps.paths.has(ctx.state.inbound.path)) {
       await pinForwardedUserId(ctx, deps.bodyLimits)
     }
     await next()

@@ -22,7 +22,7 @@ export function isDiscoveryPath(path: string): boolean {
  */
 export function discoveryStage(options: UpstreamHeaderOptions): Middleware<GatewayState> {
   return async function discoveryMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.method === 'GET' && isDiscoveryPath(ctx.state.target.path)) {
+    if (ctx.method === 'GET' && isDiscoveryPath(ctx.state.inbound.path)) {
       const client = clientOrigin(ctx)
       const upstreamHost = options.preserveHost ? ctx.get('host') : options.upstreamHost
       const rewrite = rewriteOrigins(upstreamHost, client)
@@ -41,7 +41,7 @@ export function discoveryStage(options: UpstreamHeaderOptions): Middleware<Gatew
 
 /** The origin the client addressed, as the forwarded headers the gateway sends upstream say. */
 function clientOrigin(ctx: GatewayContext): string {
-  const trusted = ctx.state.peerTrusted
+  const trusted = ctx.state.inbound.peerTrusted
   const proto = (trusted ? firstValue(ctx.get('x-forwarded-proto')) : '').toLowerCase() || 'http'
   const host = (trusted ? firstValue(ctx.get('x-forwarded-host')) : '') || ctx.get('host')
   if ((proto !== 'http' && proto !== 'https') || !HOST.test(host)) {

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa'
 import type { AuthPipeline } from '../auth/pipeline.js'
 import type { AuthModeSummary } from '../config/auth-mode.js'
 import type { Config } from '../config/schema.js'
-import type { TrustedProxies } from '../http/client-address.js'
+import type { TrustedProxies } from '../inbound/client-address.js'
 import type { GatewayState } from '../http/state.js'
 import type { UpgradeHandler, LocalUpgradeHandler } from '../http/upgrade.js'
 import type { UpstreamClient } from '../http/upstream-client.js'
@@ -138,7 +138,6 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
           upstreamUrl: config.upstream.url,
           connectTimeoutMs: config.upstream.connect_timeout_ms,
           headerOptions: deps.headerOptions,
-          trustedProxies: deps.trustedProxies,
         }),
         credentials: config.auth,
         gates: { jwtConfigured: mode.jwtConfigured, adminScope, userIsolation },

@@ -29,7 +29,7 @@ export function isMcpPath(mcpPath: string, path: string): boolean {
  */
 export function mcpStage(deps: McpStageDeps): Middleware<GatewayState> {
   return async function mcpMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (isMcpPath(deps.path, ctx.state.target.path) && (await answeredHere(ctx, deps))) return
+    if (isMcpPath(deps.path, ctx.state.inbound.path) && (await answeredHere(ctx, deps))) return
     await next()
   }
 }
@@ -112,7 +112,7 @@ const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.'
 export function mcpChallenge(mcpPath: string, metadataUrl: string): Middleware<GatewayState> {
   const challenge = `Bearer resource_metadata="${metadataUrl}"`
   return async function mcpChallengeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (!isMcpPath(mcpPath, ctx.state.target.path)) {
+    if (!isMcpPath(mcpPath, ctx.state.inbound.path)) {
       await next()
       return
     }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { GatewayError } from '../errors.js'
 import { jsonNestingExceeds, jsonTooDeep } from '../http/json-depth.js'
 import type { GatewayContext } from '../http/state.js'
-import { hasBody, readBounded } from '../identity/request-body.js'
+import { hasBody, readBoundedBody } from '../inbound/request-body.js'
 import { parseJson } from './json.js'
 
 /** `server.max_body_bytes` and `server.max_json_depth`. */
@@ -28,7 +28,7 @@ export async function readRequestJson(
   if (earlier === undefined && !hasBody(ctx.req.headers)) return undefined
   const raw = Buffer.isBuffer(earlier?.body)
     ? earlier.body
-    : await readBounded(
+    : await readBoundedBody(
         earlier?.body instanceof Readable ? earlier.body : ctx.req,
         limits.maxBytes,
         earlier === undefined ? ctx.req.headers['content-length'] : undefined,

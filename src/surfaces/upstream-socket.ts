@@ -1,8 +1,6 @@
-import type { IncomingMessage } from 'node:http'
 import { WebSocket, type RawData } from 'ws'
 import { GatewayError } from '../errors.js'
-import { normalizeAddress, type TrustedProxies } from '../http/client-address.js'
-import { chooseRequestId } from '../http/request-id.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 import { connectOutcome, toHeaderObject } from '../http/websocket-handshake.js'
 import {
   buildUpstreamHeaders,
@@ -14,7 +12,6 @@ export interface UpstreamSocketDeps {
   readonly upstreamUrl: string
   readonly connectTimeoutMs: number
   readonly headerOptions: UpstreamHeaderOptions
-  readonly trustedProxies: TrustedProxies
 }
 
 /** Opens WebSockets to the upstream on behalf of a client, with the headers HTTP would get. */
@@ -30,18 +27,14 @@ export class UpstreamSockets {
 
   /** Resolves once open; rejects with UPSTREAM_* when it cannot be opened. */
   async open(
-    req: IncomingMessage,
-    target: { readonly forwardPath: string; readonly query: string },
+    inbound: InboundRequest,
+    query: string,
     adjustments: HeaderAdjustments,
   ): Promise<WebSocket> {
-    const { headerOptions, trustedProxies, connectTimeoutMs } = this.#deps
-    const peer = normalizeAddress(req.socket.remoteAddress)
-    const peerTrusted = trustedProxies.has(peer)
-    const requestId = chooseRequestId(req.headers['x-request-id'], peerTrusted)
-    const facts = { peer, peerTrusted, requestId }
-    const headers = buildUpstreamHeaders(req.rawHeaders, headerOptions, facts, adjustments)
-    const query = target.query === '' ? '' : `?${target.query}`
-    const upstream = new WebSocket(`${this.#base}${target.forwardPath}${query}`, [], {
+    const { headerOptions, connectTimeoutMs } = this.#deps
+    const headers = buildUpstreamHeaders(inbound.rawHeaders, headerOptions, inbound, adjustments)
+    const search = query === '' ? '' : `?${query}`
+    const upstream = new WebSocket(`${this.#base}${inbound.forwardPath}${search}`, [], {
       headers: toHeaderObject(headers),
       perMessageDeflate: false,
       followRedirects: false,

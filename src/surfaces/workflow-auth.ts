@@ -1,5 +1,5 @@
 import { isServiceToken, type Credential } from '../auth/credential.js'
-import type { InboundRequest } from '../auth/inbound-request.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { AuthPipeline } from '../auth/pipeline.js'
 import type { Principal } from '../auth/principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../auth/verifier.js'

@@ -1,6 +1,6 @@
 import type { RawData, WebSocket } from 'ws'
 import type { Credential } from '../auth/credential.js'
-import type { InboundRequest } from '../auth/inbound-request.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 import { ANONYMOUS, type Principal } from '../auth/principal.js'
 import { jsonNestingExceeds } from '../http/json-depth.js'
 import { CREDENTIAL_ENDED_CLOSE_CODE, type ConnectionWatch } from '../http/upgrade-gate.js'

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { WebSocket } from 'ws'
 import { extractCredential, type CredentialSettings } from '../auth/extract-credential.js'
-import type { InboundRequest } from '../auth/inbound-request.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../auth/principal.js'
 import type { ConnectionWatch } from '../http/upgrade-gate.js'
 import { BEARER_SUBPROTOCOL, subprotocolCredential } from '../http/upgrade-gate.js'
@@ -72,7 +72,5 @@ async function openUpstream(
     headers: inbound.headers,
     body: req,
   })
-  // The endpoint path is a literal from the config, so the canonical path is its own encoding.
-  const target = { forwardPath: inbound.path, query: plan.query ?? inbound.query }
-  return deps.sockets.open(req, target, plan.headers)
+  return deps.sockets.open(inbound, plan.query ?? inbound.query, plan.headers)
 }

@@ -9,8 +9,8 @@ export function enforceIdentity(deps: { enforcer: IdentityEnforcer }) {
     const plan = await deps.enforcer.plan({
       principal: state.principal,
       method: ctx.method,
-      path: state.target.path,
-      query: state.target.query,
+      path: state.inbound.path,
+      query: state.inbound.query,
       headers: ctx.req.headers,
       body: ctx.req,
       accessibleIds: state.authorization?.accessibleIds,

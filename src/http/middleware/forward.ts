@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type { Next } from 'koa'
+import { hasBody } from '../../inbound/request-body.js'
 import type { Metrics } from '../../metrics.js'
 import type { UpstreamClient, UpstreamRequest } from '../upstream-client.js'
 import { buildUpstreamHeaders, type UpstreamHeaderOptions } from '../upstream-headers.js'
@@ -20,19 +21,15 @@ export function forward(deps: {
     const headers = buildUpstreamHeaders(
       req.rawHeaders,
       headerOptions,
-      {
-        peer: state.peer,
-        peerTrusted: state.peerTrusted,
-        requestId: state.requestId,
-      },
+      state.inbound,
       state.upstreamHeaders,
     )
-    const query = state.upstreamQuery ?? state.target.query
+    const query = state.upstreamQuery ?? state.inbound.query
     const rewritten = state.upstreamBody
     if (rewritten !== undefined) replaceBodyHeaders(headers, rewritten.body, rewritten.contentType)
     const request: UpstreamRequest = {
       method: ctx.method,
-      path: query === '' ? state.target.forwardPath : `${state.target.forwardPath}?${query}`,
+      path: query === '' ? state.inbound.forwardPath : `${state.inbound.forwardPath}?${query}`,
       headers,
       body: rewritten?.body ?? (hasBody(req.headers) ? req : null),
     }
@@ -56,11 +53,6 @@ export function forward(deps: {
     if (outcome !== 'complete')
       state.errorReason = outcome === 'client_gone' ? 'client.gone' : 'upstream.failed_mid_stream'
   }
-}
-
-function hasBody(headers: GatewayContext['req']['headers']): boolean {
-  const length = headers['content-length']
-  return (length !== undefined && length !== '0') || headers['transfer-encoding'] !== undefined
 }
 
 /** A rewritten body has a new length (known for a Buffer, chunked for a stream) and maybe a new type. */

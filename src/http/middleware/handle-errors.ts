@@ -12,7 +12,10 @@ export function handleErrors(deps: { logger: Logger; allowedOrigins: readonly st
     } catch (thrown) {
       const error = toGatewayError(thrown)
       if (error.code === 'INTERNAL') {
-        deps.logger.error({ err: error.cause, req_id: ctx.state.requestId }, 'unexpected error')
+        deps.logger.error(
+          { err: error.cause, req_id: ctx.state.client?.requestId },
+          'unexpected error',
+        )
       }
       if (ctx.res.headersSent) {
         ctx.res.destroy()

@@ -29,12 +29,12 @@ export function observe(deps: {
       const seconds = (performance.now() - startedAt) / 1000
       metrics.countRequest(ctx.method, route, status, seconds)
       accessLog?.write({
-        req_id: ctx.state.requestId,
+        req_id: ctx.state.client?.requestId,
         method: ctx.method,
-        path: ctx.state.target?.path ?? ctx.path.slice(0, 256),
+        path: ctx.state.inbound?.path ?? ctx.path.slice(0, 256),
         status,
         duration_ms: Math.round(seconds * 100_000) / 100,
-        client: ctx.state.clientAddress,
+        client: ctx.state.client?.clientAddress,
         route,
         reason,
       })

@@ -7,7 +7,7 @@ import type {
 import { issues } from '../../service-accounts/api/pydantic-issues.js'
 import { corsErrorHeaders } from '../cors.js'
 import { jsonNestingExceeds, jsonTooDeep } from '../json-depth.js'
-import { readBoundedBody } from '../read-body.js'
+import { readBoundedBody } from '../../inbound/request-body.js'
 import type { GatewayContext } from '../state.js'
 
 const BASE = '/service-accounts'
@@ -27,7 +27,7 @@ export function serviceAccountsRoute(deps: {
   allowedOrigins?: readonly string[]
 }) {
   return async function serviceAccountsMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    const path = ctx.state.target.path
+    const path = ctx.state.inbound.path
     if (path !== BASE && !path.startsWith(`${BASE}/`)) {
       await next()
       return
@@ -94,7 +94,7 @@ async function dispatch(
   if (path === BASE) {
     if (ctx.method === 'POST') return api.mint(principal, await jsonBody(ctx, limits))
     if (ctx.method === 'GET')
-      return api.list(principal, new URLSearchParams(ctx.state.target.query))
+      return api.list(principal, new URLSearchParams(ctx.state.inbound.query))
     throw methodNotAllowed()
   }
   const id = path.slice(BASE.length + 1)
@@ -115,7 +115,7 @@ async function jsonBody(
   ctx: GatewayContext,
   limits: { maxBodyBytes: number; maxJsonDepth: number },
 ): Promise<unknown> {
-  const raw = await readBoundedBody(ctx.req, limits.maxBodyBytes)
+  const raw = await readBoundedBody(ctx.req, limits.maxBodyBytes, ctx.req.headers['content-length'])
   if (raw.length === 0) {
     throw new GatewayError(
       'VALIDATION_FAILED',

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { GatewayError } from '../../../src/errors.js'
-import { canonicalizeTarget, type CanonicalTarget } from '../../../src/http/canonical-path.js'
+import { canonicalizeTarget, type CanonicalTarget } from '../../../src/inbound/canonical-path.js'
 
 const HEX_PAIR = /^[0-9A-Fa-f]{2}$/
 const lenient = new TextDecoder('utf-8')

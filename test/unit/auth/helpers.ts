@@ -1,7 +1,8 @@
 import { authSchema } from '../../../src/config/sections/auth.js'
 import type { Config } from '../../../src/config/schema.js'
 import type { Credential } from '../../../src/auth/credential.js'
-import type { InboundRequest } from '../../../src/auth/inbound-request.js'
+import { inboundRequest } from '../../helpers/inbound.js'
+import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import { createLogger, type Logger } from '../../../src/logger.js'
 import { GatewayError } from '../../../src/errors.js'
 import { LogCapture } from '../../helpers/log-capture.js'
@@ -35,19 +36,7 @@ export function bearer(token: string): Credential {
 }
 
 export function inbound(rawHeaders: string[]): InboundRequest {
-  const headers: Record<string, string> = {}
-  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    headers[(rawHeaders[index] ?? '').toLowerCase()] = rawHeaders[index + 1] ?? ''
-  }
-  return {
-    method: 'GET',
-    path: '/agents',
-    query: '',
-    headers,
-    rawHeaders,
-    clientAddress: '127.0.0.1',
-    transport: 'http',
-  }
+  return inboundRequest({ rawHeaders })
 }
 
 /** Runs `fn` and returns the GatewayError it throws (fails the test with a clear message otherwise). */

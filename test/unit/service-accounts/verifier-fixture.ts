@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { Registry } from 'prom-client'
 import type { Credential } from '../../../src/auth/credential.js'
-import type { InboundRequest } from '../../../src/auth/inbound-request.js'
+import { inboundRequest } from '../../helpers/inbound.js'
+import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import type { Config } from '../../../src/config/schema.js'
 import { serviceAccountsSchema } from '../../../src/config/sections/service-accounts.js'
 import { createLogger } from '../../../src/logger.js'
@@ -99,15 +100,7 @@ export function bearer(token: string): Credential {
 }
 
 export function inbound(clientAddress: string): InboundRequest {
-  return {
-    method: 'GET',
-    path: '/agents',
-    query: '',
-    headers: {},
-    rawHeaders: [],
-    clientAddress,
-    transport: 'http',
-  }
+  return inboundRequest({ clientAddress })
 }
 
 /** What a verification threw, for assertions on code, reason and headers. */

@@ -1,7 +1,8 @@
 import t from 'tap'
 import type { Credential } from '../../../src/auth/credential.js'
 import { ExcludedRoutes } from '../../../src/auth/excluded-routes.js'
-import type { InboundRequest } from '../../../src/auth/inbound-request.js'
+import { inboundRequest } from '../../helpers/inbound.js'
+import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import { AuthPipeline } from '../../../src/auth/pipeline.js'
 import { ANONYMOUS, type Principal } from '../../../src/auth/principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../../../src/auth/verifier.js'
@@ -14,15 +15,7 @@ import { SecurityKeyVerifier } from '../../../src/auth/security-key-verifier.js'
 import { authConfig, testLogger } from '../auth/helpers.js'
 import { ADMIN, servicePrincipal } from './helpers.js'
 
-const INBOUND: InboundRequest = {
-  method: 'GET',
-  path: '/workflows/ws',
-  query: '',
-  headers: {},
-  rawHeaders: [],
-  clientAddress: '127.0.0.1',
-  transport: 'websocket',
-}
+const INBOUND: InboundRequest = inboundRequest({ path: '/workflows/ws', transport: 'websocket' })
 
 const VALID = 'svc_pat_valid'
 const serviceAccounts: Verifier = {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { throttleKey } from '../../../src/service-accounts/client-key.js'
+import { throttleKey } from '../../../src/inbound/client-key.js'
 
 void t.test('IPv4 addresses are keys as they are', async (t) => {
   t.equal(throttleKey('198.51.100.7'), '198.51.100.7')

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { canonicalizeTarget } from '../../../src/http/canonical-path.js'
+import { canonicalizeTarget } from '../../../src/inbound/canonical-path.js'
 
 const accepted: [raw: string, path: string, forwardPath: string, query: string][] = [
   ['/', '/', '/', ''],
