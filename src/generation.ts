@@ -2,26 +2,28 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { AccessLog } from './access-log.js'
 import { DEFAULT_EXCLUDED_ROUTES, ExcludedRoutes } from './auth/excluded-routes.js'
-import { JwtVerifier } from './auth/jwt/index.js'
+import type { JwtVerifier } from './auth/jwt/jwt-verifier.js'
+import { nextJwtVerifier } from './auth/jwt/next-verifier.js'
 import { AuthPipeline } from './auth/pipeline.js'
 import { SchedulerTokenVerifier } from './auth/scheduler-token-verifier.js'
 import { SecurityKeyVerifier } from './auth/security-key-verifier.js'
 import { summarizeAuthMode, type AuthModeSummary } from './config/auth-mode.js'
 import type { Config } from './config/schema.js'
 import { createApp } from './http/app.js'
-import { TrustedProxies } from './inbound/client-address.js'
+import { CredentialWatch } from './http/connection-watch.js'
 import type { InFlight } from './http/in-flight.js'
 import { authenticate } from './http/middleware/authenticate.js'
-import { enforceIdentity } from './http/middleware/enforce-identity.js'
 import { forward } from './http/middleware/forward.js'
+import { planRequest } from './http/middleware/plan-request.js'
 import { serviceAccountsRoute } from './http/middleware/service-accounts-route.js'
-import type { UpstreamClient } from './http/upstream-client.js'
-import type { UpstreamHeaderOptions } from './http/upstream-headers.js'
 import { createUpgradeGate } from './http/upgrade-gate.js'
 import { UpgradeHandler } from './http/upgrade.js'
+import { WebSocketAcceptor } from './http/websocket-acceptor.js'
 import type { WebSocketAdmission } from './http/websocket-limits.js'
 import type { AssertionSigner } from './identity/assertion-signer.js'
 import { IdentityEnforcer } from './identity/identity-enforcer.js'
+import { TrustedProxies } from './inbound/client-address.js'
+import type { InboundSettings } from './inbound/read-inbound.js'
 import type { Logger } from './logger.js'
 import type { Metrics } from './metrics.js'
 import { Authorizer } from './policy/authorizer.js'
@@ -29,6 +31,9 @@ import { RouteTable } from './policy/route-table.js'
 import { ServiceAccountsApi } from './service-accounts/api/service-accounts-api.js'
 import type { ServiceAccounts } from './service-accounts/start-service-accounts.js'
 import { createSurfaces, interfaceMappings, publicInterfaceRoutes } from './surfaces/index.js'
+import type { UpstreamClient } from './upstream/upstream-client.js'
+import type { UpstreamHeaderOptions } from './upstream/upstream-headers.js'
+import { UpstreamWebSockets } from './upstream/upstream-websocket.js'
 
 /** What lives as long as the process, whatever config is loaded. */
 export interface SharedParts {
@@ -64,11 +69,9 @@ export interface Generation {
 }
 
 /**
- * Builds a generation; on failure, whatever it had started is released before the error
- * propagates. With the same `auth` section as `previous`, its JWT verifier is kept, its JWKS
- * file re-read and its remote key set refetched (the SIGHUP reload), so verified tokens and the
- * unknown-kid cooldown carry over; with other `auth` settings, a remote key set whose own
- * settings are unchanged is shared, never fetched anew.
+ * The composition root of one config: builds every part in dependency order, each handed the
+ * narrow parts it uses. On failure, whatever it had started is released before the error
+ * propagates.
  */
 export async function createGeneration(
   config: Config,
@@ -79,66 +82,49 @@ export async function createGeneration(
   const mode = summarizeAuthMode(config.auth)
   const cleanups: (() => void)[] = []
   try {
-    const reused =
-      previous?.jwt !== undefined &&
-      JSON.stringify(previous.config.auth) === JSON.stringify(config.auth)
-    const jwt = reused
-      ? previous.jwt
-      : mode.jwtConfigured
-        ? await JwtVerifier.create(config.auth, { logger, metrics }, previous?.jwt)
-        : undefined
-    if (reused) await jwt?.reload()
-    else if (jwt !== undefined) cleanups.push(() => jwt.close())
-    const pipeline = new AuthPipeline({
+    const { verifier: jwt, reused } = await nextJwtVerifier(
+      config.auth,
       mode,
-      credentials: config.auth,
-      excluded: new ExcludedRoutes([
-        ...(config.auth.excluded_route_paths ?? DEFAULT_EXCLUDED_ROUTES),
-        ...publicInterfaceRoutes(config.interfaces),
-      ]),
-      authorizer: new Authorizer({
-        table: RouteTable.fromConfig({
-          scopeMappings: config.auth.scope_mappings,
-          interfaceMappings: interfaceMappings(config.interfaces),
-        }),
-        adminScope: config.auth.admin_scope,
-        denyUnmapped: config.auth.deny_unmapped_routes,
-      }),
-      serviceAccounts: serviceAccounts?.verifier,
-      scheduler:
-        config.auth.internal_service_token !== null
-          ? new SchedulerTokenVerifier(config.auth)
-          : undefined,
-      jwt,
-      securityKey:
-        !mode.jwtConfigured && config.auth.security_key !== null
-          ? new SecurityKeyVerifier(config.auth)
-          : undefined,
-      metrics,
-      logger: shared.logger,
-    })
+      { logger, metrics },
+      previous && { auth: previous.config.auth, verifier: previous.jwt },
+    )
+    if (jwt !== undefined && !reused) cleanups.push(() => jwt.close())
+    const pipeline = authPipeline(config, mode, shared, jwt)
     const enforcer = await IdentityEnforcer.create(config, mode)
-    const trustedProxies = new TrustedProxies(config.server.trusted_proxies)
+    const inbound: InboundSettings = {
+      trustedProxies: new TrustedProxies(config.server.trusted_proxies),
+      maxHeadersCount: config.server.max_headers_count,
+    }
     const headerOptions: UpstreamHeaderOptions = {
       identityPrefixes: ['x-auth-'],
       identityNames: enforcer.identityHeaderNames,
       preserveHost: config.upstream.preserve_host,
       upstreamHost: new URL(config.upstream.url).host,
     }
+    const upstreamSockets = new UpstreamWebSockets({
+      upstreamUrl: config.upstream.url,
+      connectTimeoutMs: config.upstream.connect_timeout_ms,
+      headerOptions,
+    })
+    const watch = new CredentialWatch({ revocations: serviceAccounts?.revocations })
+    cleanups.push(() => watch.close())
+    const acceptor = new WebSocketAcceptor({
+      metrics,
+      idleTimeoutMs: config.server.websocket_idle_timeout_ms,
+    })
     const surfaces = createSurfaces({
       config,
       mode,
       pipeline,
       enforcer,
       upstream,
+      upstreamSockets,
       headerOptions,
-      trustedProxies,
-      serviceAccounts,
+      serviceAccounts: serviceAccounts?.verifier,
+      watch,
+      acceptWorkflow: acceptor.port(config.interfaces.workflow_websocket.max_message_bytes),
       logger,
     })
-    await surfaces.start()
-    cleanups.push(() => surfaces.stop())
-
     const api =
       serviceAccounts === undefined
         ? undefined
@@ -146,19 +132,15 @@ export async function createGeneration(
             store: serviceAccounts.store,
             adminScope: config.auth.admin_scope,
             logger,
-            onRevoked: (tokenHash) => {
-              serviceAccounts.verifier.evictByHash(tokenHash)
-              surfaces.watch.revoked(tokenHash)
-            },
+            onRevoked: (tokenHash) => serviceAccounts.revocations.revoked(tokenHash),
           })
     const app = createApp({
       logger,
       metrics,
       inFlight: shared.inFlight,
-      trustedProxies,
+      inbound,
       allowedOrigins: config.cors.allowed_origins,
       accessLog: config.logging.access_log ? shared.accessLog : undefined,
-      maxHeadersCount: config.server.max_headers_count,
       stages: [
         ...surfaces.beforeAuthentication,
         authenticate({ pipeline }),
@@ -168,27 +150,21 @@ export async function createGeneration(
           maxJsonDepth: config.server.max_json_depth,
           allowedOrigins: config.cors.allowed_origins,
         }),
-        enforceIdentity({ enforcer }),
-        ...surfaces.afterIdentity,
+        planRequest({ enforcer, stages: surfaces.stages }),
       ],
       forward: forward({ upstream, headerOptions, metrics }),
     })
     const upgrades = new UpgradeHandler({
-      config,
-      logger,
-      metrics,
-      trustedProxies,
-      headerOptions,
-      gate: createUpgradeGate({
-        pipeline,
-        enforcer,
-        credentials: config.auth,
-        watch: surfaces.watch,
-      }),
-      localHandlers: surfaces.localHandlers,
+      inbound,
       admission: shared.webSockets,
+      localEndpoints: surfaces.localEndpoints,
+      gate: createUpgradeGate({ pipeline, enforcer, credentials: config.auth }),
+      upstream: upstreamSockets,
+      accept: acceptor.port(config.server.max_websocket_message_bytes),
+      watch,
+      metrics,
+      logger,
     })
-    surfaces.bindUpgrades(upgrades)
     const callback = app.callback()
     return {
       config,
@@ -197,15 +173,48 @@ export async function createGeneration(
       signer: enforcer.signer,
       handleRequest: (req, res) => void callback(req, res),
       handleUpgrade: upgrades.handle,
-      closeConnections: () => upgrades.closeAll(),
+      closeConnections: () => acceptor.closeAll(),
       async retire(keep) {
         if (jwt !== keep) jwt?.close()
-        await upgrades.idle()
-        surfaces.stop()
+        await acceptor.idle()
+        watch.close()
       },
     }
   } catch (error) {
     for (const cleanup of cleanups.reverse()) cleanup()
     throw error
   }
+}
+
+/** The decision core of one config: excluded routes, the route table, the verifiers. */
+function authPipeline(
+  config: Config,
+  mode: AuthModeSummary,
+  shared: SharedParts,
+  jwt: JwtVerifier | undefined,
+): AuthPipeline {
+  const auth = config.auth
+  return new AuthPipeline({
+    mode,
+    credentials: auth,
+    excluded: new ExcludedRoutes([
+      ...(auth.excluded_route_paths ?? DEFAULT_EXCLUDED_ROUTES),
+      ...publicInterfaceRoutes(config.interfaces),
+    ]),
+    authorizer: new Authorizer({
+      table: RouteTable.fromConfig({
+        scopeMappings: auth.scope_mappings,
+        interfaceMappings: interfaceMappings(config.interfaces),
+      }),
+      adminScope: auth.admin_scope,
+      denyUnmapped: auth.deny_unmapped_routes,
+    }),
+    serviceAccounts: shared.serviceAccounts?.verifier,
+    scheduler: auth.internal_service_token !== null ? new SchedulerTokenVerifier(auth) : undefined,
+    jwt,
+    securityKey:
+      !mode.jwtConfigured && auth.security_key !== null ? new SecurityKeyVerifier(auth) : undefined,
+    metrics: shared.metrics,
+    logger: shared.logger,
+  })
 }

@@ -2,7 +2,7 @@ import Koa, { type Middleware } from 'koa'
 import type { AccessLog } from '../access-log.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
-import type { TrustedProxies } from '../inbound/client-address.js'
+import type { InboundSettings } from '../inbound/read-inbound.js'
 import type { InFlight } from './in-flight.js'
 import { handleErrors } from './middleware/handle-errors.js'
 import { observe } from './middleware/observe.js'
@@ -13,11 +13,10 @@ export interface AppDeps {
   readonly logger: Logger
   readonly metrics: Metrics
   readonly inFlight: InFlight
-  readonly trustedProxies: TrustedProxies
+  readonly inbound: InboundSettings
   readonly allowedOrigins: readonly string[]
   readonly accessLog: AccessLog | undefined
-  readonly maxHeadersCount: number
-  /** The decision stages (authenticate, authorize, identity, local routes), in order. */
+  /** The decision stages (authenticate and authorize, local routes, the forward plan), in order. */
   readonly stages: readonly Middleware<GatewayState>[]
   /** The last stage: forwarding to the upstream. */
   readonly forward: Middleware<GatewayState>
@@ -30,9 +29,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
   app.use(observe(deps))
   app.use(handleErrors({ logger: deps.logger, allowedOrigins: deps.allowedOrigins }))
-  app.use(
-    requestContext({ trustedProxies: deps.trustedProxies, maxHeadersCount: deps.maxHeadersCount }),
-  )
+  app.use(requestContext(deps.inbound))
   for (const stage of deps.stages) app.use(stage)
   app.use(deps.forward)
   return app

@@ -1,10 +1,8 @@
 import type { ParameterizedContext } from 'koa'
-import type { Readable } from 'node:stream'
 import type { Principal } from '../auth/principal.js'
 import type { Authorization } from '../policy/authorizer.js'
 import type { InboundRequest, RequestClient } from '../inbound/inbound-request.js'
-import type { HeaderAdjustments } from './upstream-headers.js'
-import type { BufferedResponse } from './upstream-client.js'
+import type { ForwardPlan } from '../upstream/forward-plan.js'
 
 /** What the request-context middleware establishes for every later stage. */
 export interface GatewayState {
@@ -21,14 +19,8 @@ export interface GatewayState {
   authorization?: Authorization
   /** Internal reason of an error response, for the access log. */
   errorReason?: string
-  /** Identity decided by authentication: headers to drop and to inject upstream. */
-  upstreamHeaders?: HeaderAdjustments
-  /** A rewritten query string (user_id pinning); the client's when absent. */
-  upstreamQuery?: string
-  /** A rewritten request body (user_id pinning); the client's stream when absent. */
-  upstreamBody?: { body: Readable | Buffer; contentType?: string }
-  /** Set when the response body must be rewritten (listing filters, /info); buffered then. */
-  rewriteResponse?: (response: BufferedResponse) => BufferedResponse
+  /** What reaches the upstream: the last stage's forward plan (set once, before forwarding). */
+  plan: ForwardPlan
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>

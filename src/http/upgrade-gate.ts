@@ -1,20 +1,15 @@
-import type { WebSocket } from 'ws'
-import type { AuthPipeline } from '../auth/pipeline.js'
+import type { IncomingMessage } from 'node:http'
 import type { Credential } from '../auth/credential.js'
-import type { InboundRequest } from '../inbound/inbound-request.js'
-import type { Principal } from '../auth/principal.js'
 import { extractCredential, type CredentialSettings } from '../auth/extract-credential.js'
+import type { AuthPipeline } from '../auth/pipeline.js'
 import { GatewayError } from '../errors.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
-import type { IncomingMessage } from 'node:http'
-import type { UpgradeAdmission } from './upgrade.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
+import type { ForwardPlan } from '../upstream/forward-plan.js'
 import { offeredProtocols } from './websocket-handshake.js'
 
 /** A browser cannot set headers on a WebSocket; it may offer `bearer` and then the token as subprotocols. */
 export const BEARER_SUBPROTOCOL = 'bearer'
-
-/** Close code when a connection's credential expires or is revoked (RFC 6455 §7.4.1: policy violation). */
-export const CREDENTIAL_ENDED_CLOSE_CODE = 1008
 
 export interface SubprotocolCredential {
   readonly credential: Credential | undefined
@@ -42,6 +37,22 @@ export function subprotocolCredential(offered: readonly string[]): SubprotocolCr
   }
 }
 
+/** What the gate decides for an upgrade it lets through. */
+export interface UpgradeAdmission {
+  /** What reaches the upstream, and whose credential ends the connection. */
+  readonly plan: ForwardPlan
+  /** Subprotocols to offer upstream: the client's, minus any that carried a credential. */
+  readonly protocols: readonly string[]
+  /** Answered to the client when the upstream selects none (`bearer`, when the token came that way). */
+  readonly fallbackProtocol: string | undefined
+}
+
+/** Authenticates, authorizes and plans an upgrade; throws a GatewayError to refuse it. */
+export type UpgradeGate = (
+  inbound: InboundRequest,
+  req: IncomingMessage,
+) => Promise<UpgradeAdmission>
+
 /**
  * Upgrades go through the same decision core as HTTP requests: the header or cookie credential,
  * else a bearer subprotocol; a refusal happens on the raw socket before the upstream sees anything.
@@ -50,20 +61,9 @@ export function createUpgradeGate(deps: {
   pipeline: AuthPipeline
   enforcer: IdentityEnforcer
   credentials: CredentialSettings
-  now?: () => number
-  /** Ends relayed connections with their credential; expiry only when absent. */
-  watch?: ConnectionWatch
-}) {
-  const now = deps.now ?? Date.now
-  const watch = deps.watch ?? {
-    watch: (client, principal) => closeAtExpiry(client, principal, now),
-  }
-  return async function upgradeGate(
-    inbound: InboundRequest,
-    req: IncomingMessage,
-  ): Promise<UpgradeAdmission> {
-    const offered = offeredProtocols(inbound)
-    const fromSubprotocol = subprotocolCredential(offered)
+}): UpgradeGate {
+  return async function upgradeGate(inbound, req) {
+    const fromSubprotocol = subprotocolCredential(offeredProtocols(inbound))
     const credential =
       extractCredential(inbound, deps.credentials) ?? fromSubprotocol.credential ?? null
     const decision = await deps.pipeline.decide(inbound, credential)
@@ -77,52 +77,11 @@ export function createUpgradeGate(deps: {
       accessibleIds: decision.authorization?.accessibleIds,
       public: decision.public,
     })
-    // The pair goes even when the header or cookie was used instead: the token is a secret.
-    const offeredBearer = fromSubprotocol.credential !== undefined
     return {
-      headers: plan.headers,
-      query: plan.query,
+      plan,
       protocols: fromSubprotocol.protocols,
-      ...(offeredBearer ? { fallbackProtocol: BEARER_SUBPROTOCOL } : {}),
-      onOpen: (client) => {
-        watch.watch(client, decision.principal)
-      },
+      // The pair goes even when the header or cookie was used instead: the token is a secret.
+      fallbackProtocol: fromSubprotocol.credential !== undefined ? BEARER_SUBPROTOCOL : undefined,
     }
-  }
-}
-
-/** Something that closes a connection when its credential ends (expiry, revocation). */
-export interface ConnectionWatch {
-  /** Starts watching; the returned function stops it (closing the socket stops it too). */
-  watch(client: WebSocket, principal: Principal): () => void
-}
-
-// setTimeout fires at once beyond 2^31-1 ms (about 24.8 days); longer waits are chained.
-const MAX_TIMER_MS = 2_147_483_647
-
-/** A connection does not outlive its credential: closed with 1008 when `expiresAt` passes. */
-export function closeAtExpiry(
-  client: WebSocket,
-  principal: Principal,
-  now: () => number = Date.now,
-): () => void {
-  const expiresAt = principal.expiresAt
-  if (expiresAt === null) return () => undefined
-  let timer: NodeJS.Timeout | undefined
-  const arm = (): void => {
-    const remaining = expiresAt * 1000 - now()
-    if (remaining <= 0) {
-      client.close(CREDENTIAL_ENDED_CLOSE_CODE, 'credential expired')
-      return
-    }
-    timer = setTimeout(arm, Math.min(remaining, MAX_TIMER_MS))
-    timer.unref()
-  }
-  const stop = (): void => clearTimeout(timer)
-  client.once('close', stop)
-  arm()
-  return () => {
-    stop()
-    client.off('close', stop)
   }
 }

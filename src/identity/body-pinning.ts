@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { GatewayError } from '../errors.js'
+import type { PlannedBody } from '../upstream/forward-plan.js'
 import type { FieldPin, ObservedFields } from './field-pin.js'
 import { pinJsonMembers } from './json-members.js'
 import { rewriteMultipart } from './multipart-rewriter.js'
@@ -23,7 +24,7 @@ export interface BodyPins {
 
 export interface PinnedBody {
   /** Set whenever the client stream was consumed, changed or not. */
-  readonly body?: { body: Readable | Buffer; contentType?: string }
+  readonly body?: PlannedBody
   readonly observed: ObservedFields
 }
 
@@ -51,15 +52,16 @@ export async function pinBody(
           reason: 'identity.json_encoding',
         })
       }
-      if (result.kind !== 'object') return { body: { body: raw }, observed: NOTHING.observed }
-      return { body: { body: result.body }, observed: result.observed }
+      if (result.kind !== 'object')
+        return { body: { content: raw, contentType: undefined }, observed: NOTHING.observed }
+      return { body: { content: result.body, contentType: undefined }, observed: result.observed }
     }
     case 'urlencoded': {
       if (pins.form.length === 0 && !pins.inspect) return NOTHING
       const raw = await readBoundedBody(stream, maxBytes, declared)
       const result = rewriteFieldList(raw.toString('latin1'), 'form', pins.form, pins.observed)
       const body = result.changed ? Buffer.from(result.text, 'latin1') : raw
-      return { body: { body }, observed: result.observed }
+      return { body: { content: body, contentType: undefined }, observed: result.observed }
     }
     case 'multipart': {
       if (pins.form.length === 0 && !pins.inspect) return NOTHING
@@ -71,13 +73,13 @@ export async function pinBody(
       })
       const contentType = rewrite.contentType
       if (!pins.inspect)
-        return { body: { body: rewrite.body, contentType }, observed: NOTHING.observed }
+        return { body: { content: rewrite.body, contentType }, observed: NOTHING.observed }
       try {
         const [body, observed] = await Promise.all([
           readBoundedBody(rewrite.body, maxBytes),
           rewrite.done,
         ])
-        return { body: { body, contentType }, observed }
+        return { body: { content: body, contentType }, observed }
       } catch (error) {
         rewrite.body.destroy()
         throw rewriterFailure(error)

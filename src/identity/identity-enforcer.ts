@@ -2,15 +2,16 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { interfaceUserId, scopedUserId, type Principal } from '../auth/principal.js'
 import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
 import { GatewayError } from '../errors.js'
-import { normalizeHeaderName, type HeaderAdjustments } from '../http/upstream-headers.js'
+import type { ForwardPlan, ResponseRewrite } from '../upstream/forward-plan.js'
+import { normalizeHeaderName } from '../upstream/upstream-headers.js'
 import { AssertionSigner } from './assertion-signer.js'
 import { pinBody } from './body-pinning.js'
-import { CredentialHandling } from './credential-handling.js'
+import { CredentialHandling, type CredentialAdjustments } from './credential-handling.js'
 import type { ObservedFields } from './field-pin.js'
 import { identityHeaders, refuseReservedUserIdHeader } from './identity-headers.js'
-import type { IdentityConfig, IdentityPlan, PlanInput } from './identity-plan.js'
+import type { IdentityConfig, PlanInput } from './identity-plan.js'
 import { classifyRoute, learningsDenial } from './identity-routes.js'
-import { filterListing, reportAuthMode, type ResponseRewrite } from './response-rewrites.js'
+import { filterListing, reportAuthMode } from './response-rewrites.js'
 import { bodyPinsFor, queryPinsFor, SESSION_ID, USER_ID } from './route-pins.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
 
@@ -21,7 +22,9 @@ const NOTHING_OBSERVED: readonly string[] = []
 /**
  * Makes the open upstream see the verified identity and nothing else (reference 7): identity
  * headers, `user_id` pinned in the query, forms and JSON bodies, the ownership gate of scoped run
- * actions, listing filters and the `/info` auth mode. Framework-free; called once per request.
+ * actions, listing filters and the `/info` auth mode. Framework-free; called once per request, it
+ * returns the first forward plan. A request that changes nothing but headers gets a plan built
+ * once per principal and credential handling, shared by every such request.
  */
 export class IdentityEnforcer {
   /** Normalized names to strip from every request (`UpstreamHeaderOptions.identityNames`). */
@@ -33,6 +36,9 @@ export class IdentityEnforcer {
   readonly #credentials: CredentialHandling
   readonly #assertionHeader: string
   readonly #reportAuthMode: ResponseRewrite
+  // Principals are immutable and cached by the verifiers: their plans are built once (per
+  // variant of credential handling), and forgotten with them.
+  readonly #plans = new WeakMap<Principal, (ForwardPlan | undefined)[]>()
 
   constructor(
     config: IdentityConfig,
@@ -77,7 +83,7 @@ export class IdentityEnforcer {
     return new IdentityEnforcer(config, authMode, signer)
   }
 
-  async plan(input: PlanInput): Promise<IdentityPlan> {
+  async plan(input: PlanInput): Promise<ForwardPlan> {
     const { principal, method, path } = input
     const uid = principal.userId
     const scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
@@ -120,36 +126,26 @@ export class IdentityEnforcer {
       }
     }
     // Last, so that a refused request costs no signature.
-    const headers = await this.#headers(
-      principal,
-      input.headers,
-      rewriteResponse !== undefined,
-      isPublic,
-    )
-    return {
-      headers,
-      ...(query !== undefined && { query }),
-      ...(pinned?.body !== undefined && { body: pinned.body }),
-      ...(rewriteResponse !== undefined && { rewriteResponse }),
-    }
+    const plan = await this.#headersPlan(principal, input.headers, isPublic)
+    const body = pinned?.body
+    if (query === undefined && body === undefined && rewriteResponse === undefined) return plan
+    return { ...plan, query, body, rewriteResponse }
   }
 
-  async #headers(
+  /** The plan that only sets this principal's headers: built once, unless it carries an assertion. */
+  async #headersPlan(
     principal: Principal,
     headers: IncomingHttpHeaders,
-    rewritesResponse: boolean,
     isPublic: boolean,
-  ): Promise<HeaderAdjustments> {
-    const adjustments = this.#credentials.adjustments(
-      principal,
-      headers,
-      rewritesResponse,
-      isPublic,
-    )
-    const inject = identityHeaders(principal)
-    if (this.signer === undefined || !principal.authenticated) return { ...adjustments, inject }
+  ): Promise<ForwardPlan> {
+    const credentials = this.#credentials.adjustments(principal, headers, isPublic)
+    let plans = this.#plans.get(principal)
+    if (plans === undefined) this.#plans.set(principal, (plans = []))
+    const shared = (plans[credentials.variant] ??= headersOnly(principal, credentials))
+    if (this.signer === undefined || !principal.authenticated) return shared
     const assertion = await this.signer.assertionFor(principal)
-    return { ...adjustments, inject: [...inject, [this.#assertionHeader, assertion]] }
+    const inject = [...shared.headers.inject, [this.#assertionHeader, assertion] as const]
+    return { ...shared, headers: { ...shared.headers, inject } }
   }
 
   #refuseForeignLearnings(
@@ -165,6 +161,17 @@ export class IdentityEnforcer {
       })
     }
   }
+}
+
+function headersOnly(principal: Principal, credentials: CredentialAdjustments): ForwardPlan {
+  const { drop, dropCookie } = credentials
+  return Object.freeze({
+    headers: Object.freeze({ drop, dropCookie, inject: identityHeaders(principal) }),
+    query: undefined,
+    body: undefined,
+    rewriteResponse: undefined,
+    endsWith: principal,
+  })
 }
 
 function hasValue(values: readonly unknown[] | undefined): boolean {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { isReservedPrincipal, type Principal } from '../auth/principal.js'
 import { GatewayError } from '../errors.js'
-import { normalizeHeaderName } from '../http/upstream-headers.js'
+import { normalizeHeaderName } from '../upstream/upstream-headers.js'
 import { encodeIdHeaderValue, jsonHeaderValue } from './header-values.js'
 
 /** AgentOS A2A reads the caller's user id from this header (reference 7.2). */
@@ -10,8 +10,6 @@ export const USER_ID_HEADER = 'x-user-id'
 export type InjectedHeaders = readonly (readonly [string, string])[]
 
 const NONE: InjectedHeaders = Object.freeze([])
-// Principals are immutable and cached by the verifiers, so their headers are built once.
-const built = new WeakMap<Principal, InjectedHeaders>()
 
 /**
  * The verified identity headers for a principal: `X-Auth-*` for authenticated principals, and
@@ -19,8 +17,6 @@ const built = new WeakMap<Principal, InjectedHeaders>()
  * JSON values use `\u` escapes, so every value is a valid field value.
  */
 export function identityHeaders(principal: Principal): InjectedHeaders {
-  const cached = built.get(principal)
-  if (cached !== undefined) return cached
   const headers: [string, string][] = []
   const { userId, sessionId } = principal
   if (principal.authenticated) {
@@ -40,9 +36,7 @@ export function identityHeaders(principal: Principal): InjectedHeaders {
     }
   }
   if (userId !== null) headers.push(['X-User-ID', encodeIdHeaderValue(userId)])
-  const result = headers.length === 0 ? NONE : Object.freeze(headers)
-  built.set(principal, result)
-  return result
+  return headers.length === 0 ? NONE : Object.freeze(headers)
 }
 
 function claimsReserved(value: string | string[] | undefined): boolean {

@@ -2,8 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { Principal } from '../auth/principal.js'
 import type { Config } from '../config/schema.js'
-import type { BufferedResponse } from '../http/upstream-client.js'
-import type { HeaderAdjustments } from '../http/upstream-headers.js'
 
 /** The config keys identity enforcement reads; the whole `Config` fits. */
 export interface IdentityConfig {
@@ -35,13 +33,4 @@ export interface PlanInput {
    * (open-mode anonymous, the security key) has its `X-User-ID` passed on, as AgentOS honours it.
    */
   readonly public?: boolean | undefined
-}
-
-export interface IdentityPlan {
-  readonly headers: HeaderAdjustments
-  /** Only when changed. */
-  readonly query?: string
-  /** Whenever the client stream was consumed (then usually changed). */
-  readonly body?: { body: Readable | Buffer; contentType?: string }
-  readonly rewriteResponse?: (response: BufferedResponse) => BufferedResponse
 }

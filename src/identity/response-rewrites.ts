@@ -1,8 +1,7 @@
 import type { AuthMode } from '../config/auth-mode.js'
 import { GatewayError } from '../errors.js'
-import type { BufferedResponse } from '../http/upstream-client.js'
-
-export type ResponseRewrite = (response: BufferedResponse) => BufferedResponse
+import type { ResponseRewrite } from '../upstream/forward-plan.js'
+import type { BufferedResponse } from '../upstream/upstream-client.js'
 
 // Headers describing the upstream's bytes, wrong once the body is rewritten.
 const BODY_BOUND_HEADERS = new Set([

@@ -12,7 +12,8 @@ import type { ServiceAccountMetrics } from './metrics.js'
 import { ServiceAccountCache, type CachedAccount } from './service-account-cache.js'
 import { isExpired, servicePrincipal } from './service-account-principal.js'
 import { StoreUnavailableError } from './store-errors.js'
-import type { ServiceAccountRecord, ServiceAccountStore, Unsubscribe } from './store.js'
+import type { RevocationSubscriber } from './revocation-hub.js'
+import type { ServiceAccountRecord, ServiceAccountStore } from './store.js'
 import { checkTokenShape, hashToken } from './token-format.js'
 import {
   invalidTokenError,
@@ -42,7 +43,7 @@ export interface ServiceAccountVerifierDeps {
  * valid token is never throttled, and a store outage (503) is never counted. Only the token's
  * SHA-256 is kept, looked up or logged.
  */
-export class ServiceAccountVerifier implements Verifier {
+export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   readonly kind = 'service_account'
   readonly #store: ServiceAccountStore
   readonly #logger: Logger
@@ -52,7 +53,6 @@ export class ServiceAccountVerifier implements Verifier {
   readonly #throttle: FailedLookupThrottle
   readonly #lastUsed: LastUsedTracker
   readonly #pendingWrites = new Set<Promise<void>>()
-  readonly #subscriptions: Unsubscribe[] = []
   // Bound once: the success counter is on every request's path.
   readonly #verifiedOk: { inc(): void } | undefined
 
@@ -80,23 +80,14 @@ export class ServiceAccountVerifier implements Verifier {
     })
   }
 
-  /** Subscribes to revocations from every replica; after a notification gap the cache is dropped. */
-  async start(): Promise<void> {
-    this.#subscriptions.push(this.#store.onNotificationGap(() => this.#cache.clear('gap')))
-    this.#subscriptions.push(
-      await this.#store.onRevocation((event) => this.evictByHash(event.tokenHash)),
-    )
-  }
-
-  /** Unsubscribes and waits for pending `last_used_at` writes. */
-  async stop(): Promise<void> {
-    for (const unsubscribe of this.#subscriptions.splice(0)) unsubscribe()
-    await this.settled()
-  }
-
-  /** Forgets a cached verification at once; for revocations, local or announced. */
-  evictByHash(tokenHash: string): void {
+  /** Forgets a cached verification at once: a revocation, made here or on another replica. */
+  revoked(tokenHash: string): void {
     this.#cache.evict(tokenHash, 'revoked')
+  }
+
+  /** Revocations may have been missed: every cached verification is forgotten. */
+  gap(): void {
+    this.#cache.clear('gap')
   }
 
   /** Resolves when every `last_used_at` write started so far has finished. */

@@ -3,17 +3,20 @@ import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
 import { createServiceAccountStore, explainStoreStartFailure } from './create-store.js'
 import { createServiceAccountMetrics } from './metrics.js'
+import { RevocationHub } from './revocation-hub.js'
 import { ServiceAccountVerifier } from './service-account-verifier.js'
 import type { ServiceAccountStore } from './store.js'
 
-/** The running service-account subsystem: its store (migrated) and its verifier (subscribed). */
+/** The running service-account subsystem: its store (migrated), revocations and verifier. */
 export interface ServiceAccounts {
   readonly store: ServiceAccountStore
   readonly verifier: ServiceAccountVerifier
+  /** Every revocation, this replica's and the others', for whatever must act on it. */
+  readonly revocations: RevocationHub
   stop(): Promise<void>
 }
 
-/** Opens the store, applies migrations and subscribes the verifier to revocations of every replica. */
+/** Opens the store, applies migrations and subscribes the verifier's cache to every revocation. */
 export async function startServiceAccounts(
   config: Config,
   logger: Logger,
@@ -30,12 +33,16 @@ export async function startServiceAccounts(
       logger,
       metrics,
     })
-    await verifier.start()
+    const revocations = new RevocationHub({ store, logger })
+    revocations.subscribe(verifier)
+    await revocations.start()
     return {
       store,
       verifier,
+      revocations,
       async stop() {
-        await verifier.stop()
+        revocations.stop()
+        await verifier.settled()
         await store.close()
       },
     }

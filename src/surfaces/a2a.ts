@@ -1,15 +1,15 @@
-import type { Middleware, Next } from 'koa'
 import { interfaceUserId, scopedUserId, type Principal } from '../auth/principal.js'
 import { GatewayError } from '../errors.js'
 import { encodeIdHeaderValue } from '../identity/header-values.js'
 import { USER_ID_HEADER } from '../identity/identity-headers.js'
-import type { GatewayContext, GatewayState } from '../http/state.js'
+import type { ForwardStage, StageRequest } from '../http/stage.js'
+import { withInjectedValue, type ForwardPlan } from '../upstream/forward-plan.js'
 import { satisfies } from '../policy/grants.js'
 import type { ComponentCatalog, Family } from './a2a-catalog.js'
 import { verifyTaskOwnership } from './a2a-tasks.js'
 import { pinClientUserId } from './client-user-id.js'
 import { isJsonObject, objectMember } from './json.js'
-import { replaceRequestJson, requireRequestJson, type JsonBodyLimits } from './request-json.js'
+import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from './request-json.js'
 import type { UpstreamLookup } from './upstream-lookup.js'
 
 export interface A2aStageDeps {
@@ -60,25 +60,33 @@ export function a2aRoute(prefix: string, path: string): A2aRoute | undefined {
  * the family `X-Agent-ID` resolves to, and a self-scoped caller's `tasks:get` must name a
  * session of its own.
  */
-export function a2aStage(deps: A2aStageDeps): Middleware<GatewayState> {
-  return async function a2aMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    const route = ctx.method === 'POST' ? a2aRoute(deps.prefix, ctx.state.inbound.path) : undefined
-    if (route !== undefined) await inspect(ctx, deps, route)
-    await next()
+export function a2aStage(deps: A2aStageDeps): ForwardStage {
+  return {
+    claims: (method, path) => method === 'POST' && path.startsWith(`${deps.prefix}/`),
+    plan: async (request, plan) => {
+      const route = a2aRoute(deps.prefix, request.inbound.path)
+      return route === undefined ? plan : planA2a(request, plan, deps, route)
+    },
   }
 }
 
-async function inspect(ctx: GatewayContext, deps: A2aStageDeps, route: A2aRoute): Promise<void> {
-  const principal = ctx.state.principal
-  aliasUserIdHeader(ctx, principal)
-  const body = await requireRequestJson(ctx, deps.bodyLimits)
+async function planA2a(
+  request: StageRequest,
+  planned: ForwardPlan,
+  deps: A2aStageDeps,
+  route: A2aRoute,
+): Promise<ForwardPlan> {
+  const principal = request.principal
+  const aliased = aliasUserIdHeader(planned, principal)
+  const { value: body, plan } = await requirePlannedJson(request, aliased, deps.bodyLimits)
   const params = isJsonObject(body) ? objectMember(body, 'params') : undefined
   const metadata = objectMember(objectMember(params, 'message'), 'metadata')
-  if (metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)) {
-    replaceRequestJson(ctx, body)
-  }
+  const pinned =
+    metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)
+      ? withJsonBody(plan, body)
+      : plan
   if (route.kind === 'dispatch') {
-    await checkDispatch(ctx, deps, principal)
+    await checkDispatch(request, deps, principal)
   } else if (route.operation === 'tasks:get') {
     const scoped = scopedUserId(principal, deps.adminScope, deps.userIsolation)
     if (scoped !== null) {
@@ -87,6 +95,7 @@ async function inspect(ctx: GatewayContext, deps: A2aStageDeps, route: A2aRoute)
       await verifyTaskOwnership(deps.lookup, route, params?.['contextId'], owners)
     }
   }
+  return pinned
 }
 
 /**
@@ -94,26 +103,19 @@ async function inspect(ctx: GatewayContext, deps: A2aStageDeps, route: A2aRoute)
  * see as anonymous (every caller, upstream of an open AgentOS): a service account or the
  * scheduler is named there by its interface alias (A2A-2).
  */
-function aliasUserIdHeader(ctx: GatewayContext, principal: Principal): void {
+function aliasUserIdHeader(plan: ForwardPlan, principal: Principal): ForwardPlan {
   const alias = interfaceUserId(principal)
-  const headers = ctx.state.upstreamHeaders
-  if (alias === principal.userId || alias === null || headers?.inject === undefined) return
-  const value = encodeIdHeaderValue(alias)
-  ctx.state.upstreamHeaders = {
-    ...headers,
-    inject: headers.inject.map(([name, current]) =>
-      name.toLowerCase() === USER_ID_HEADER ? [name, value] : [name, current],
-    ),
-  }
+  if (alias === principal.userId || alias === null) return plan
+  return withInjectedValue(plan, USER_ID_HEADER, encodeIdHeaderValue(alias))
 }
 
 async function checkDispatch(
-  ctx: GatewayContext,
+  request: StageRequest,
   deps: A2aStageDeps,
   principal: Principal,
 ): Promise<void> {
   if (!principal.authorizationEnabled) return
-  const agentId = singleHeader(ctx.req.rawHeaders, 'x-agent-id')
+  const agentId = singleHeader(request.inbound.rawHeaders, 'x-agent-id')
   // A missing id or an unknown component is the upstream's 400 or 404.
   if (agentId === undefined || agentId === '') return
   const family = await deps.catalog.familyOf(agentId)

@@ -1,9 +1,9 @@
-import type { Middleware, Next } from 'koa'
 import { interfaceUserId } from '../auth/principal.js'
-import type { GatewayContext, GatewayState } from '../http/state.js'
+import type { ForwardStage, StageRequest } from '../http/stage.js'
+import type { ForwardPlan } from '../upstream/forward-plan.js'
 import { pinClientUserId } from './client-user-id.js'
 import { isJsonObject } from './json.js'
-import { replaceRequestJson, requireRequestJson, type JsonBodyLimits } from './request-json.js'
+import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from './request-json.js'
 
 // AG-UI's RunAgentInput is read by alias or by field name.
 const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
@@ -17,19 +17,21 @@ const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
 export function aguiStage(deps: {
   readonly paths: ReadonlySet<string>
   readonly bodyLimits: JsonBodyLimits
-}): Middleware<GatewayState> {
-  return async function aguiMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.method === 'POST' && deps.paths.has(ctx.state.inbound.path)) {
-      await pinForwardedUserId(ctx, deps.bodyLimits)
-    }
-    await next()
+}): ForwardStage {
+  return {
+    claims: (method, path) => method === 'POST' && deps.paths.has(path),
+    plan: (request, plan) => pinForwardedUserId(request, plan, deps.bodyLimits),
   }
 }
 
-async function pinForwardedUserId(ctx: GatewayContext, limits: JsonBodyLimits): Promise<void> {
-  const body = await requireRequestJson(ctx, limits)
-  if (!isJsonObject(body)) return
-  const principal = ctx.state.principal
+async function pinForwardedUserId(
+  request: StageRequest,
+  planned: ForwardPlan,
+  limits: JsonBodyLimits,
+): Promise<ForwardPlan> {
+  const { value: body, plan } = await requirePlannedJson(request, planned, limits)
+  if (!isJsonObject(body)) return plan
+  const principal = request.principal
   const userId = interfaceUserId(principal)
   const present = FORWARDED_PROPS.filter((key) => key in body)
   let changed = false
@@ -46,5 +48,5 @@ async function pinForwardedUserId(ctx: GatewayContext, limits: JsonBodyLimits): 
     body['forwardedProps'] = { user_id: userId }
     changed = true
   }
-  if (changed) replaceRequestJson(ctx, body)
+  return changed ? withJsonBody(plan, body) : plan
 }

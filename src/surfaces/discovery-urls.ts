@@ -1,8 +1,9 @@
-import type { Middleware, Next } from 'koa'
 import { GatewayError } from '../errors.js'
-import type { BufferedResponse } from '../http/upstream-client.js'
-import type { UpstreamHeaderOptions } from '../http/upstream-headers.js'
-import type { GatewayContext, GatewayState } from '../http/state.js'
+import type { BufferedResponse } from '../upstream/upstream-client.js'
+import type { UpstreamHeaderOptions } from '../upstream/upstream-headers.js'
+import type { ForwardStage } from '../http/stage.js'
+import type { InboundRequest } from '../inbound/inbound-request.js'
+import { thenRewriteResponse } from '../upstream/forward-plan.js'
 import { parseJson } from './json.js'
 
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?$/
@@ -20,37 +21,33 @@ export function isDiscoveryPath(path: string): boolean {
  * trusted `X-Forwarded-Proto`/`-Host` honoured; any other host is left alone. The answer is
  * buffered (at most 16 MiB) and asked for uncompressed.
  */
-export function discoveryStage(options: UpstreamHeaderOptions): Middleware<GatewayState> {
-  return async function discoveryMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.method === 'GET' && isDiscoveryPath(ctx.state.inbound.path)) {
-      const client = clientOrigin(ctx)
-      const upstreamHost = options.preserveHost ? ctx.get('host') : options.upstreamHost
-      const rewrite = rewriteOrigins(upstreamHost, client)
-      const earlier = ctx.state.rewriteResponse
-      ctx.state.rewriteResponse =
-        earlier === undefined ? rewrite : (response) => rewrite(earlier(response))
-      const headers = ctx.state.upstreamHeaders
-      ctx.state.upstreamHeaders = {
-        ...headers,
-        drop: new Set([...(headers?.drop ?? []), 'accept-encoding']),
-      }
-    }
-    await next()
+export function discoveryStage(options: UpstreamHeaderOptions): ForwardStage {
+  return {
+    claims: (method, path) => method === 'GET' && isDiscoveryPath(path),
+    plan: async (request, plan) => {
+      const headers = request.inbound.headers
+      const client = clientOrigin(request.inbound)
+      const upstreamHost = options.preserveHost ? (headers.host ?? '') : options.upstreamHost
+      return thenRewriteResponse(plan, rewriteOrigins(upstreamHost, client))
+    },
   }
 }
 
 /** The origin the client addressed, as the forwarded headers the gateway sends upstream say. */
-function clientOrigin(ctx: GatewayContext): string {
-  const trusted = ctx.state.inbound.peerTrusted
-  const proto = (trusted ? firstValue(ctx.get('x-forwarded-proto')) : '').toLowerCase() || 'http'
-  const host = (trusted ? firstValue(ctx.get('x-forwarded-host')) : '') || ctx.get('host')
+function clientOrigin(inbound: InboundRequest): string {
+  const trusted = inbound.peerTrusted
+  const headers = inbound.headers
+  const proto = (trusted ? firstValue(headers['x-forwarded-proto']) : '').toLowerCase() || 'http'
+  const host = (trusted ? firstValue(headers['x-forwarded-host']) : '') || (headers.host ?? '')
   if ((proto !== 'http' && proto !== 'https') || !HOST.test(host)) {
     throw new GatewayError('BAD_REQUEST', 'Invalid Host header', { reason: 'discovery.host' })
   }
   return `${proto}://${host}`
 }
 
-function firstValue(list: string): string {
+function firstValue(value: string | string[] | undefined): string {
+  if (value === undefined) return ''
+  const list = Array.isArray(value) ? value.join(', ') : value
   const comma = list.indexOf(',')
   return (comma === -1 ? list : list.slice(0, comma)).trim()
 }

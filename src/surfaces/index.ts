@@ -2,30 +2,29 @@ import type { Middleware } from 'koa'
 import type { AuthPipeline } from '../auth/pipeline.js'
 import type { AuthModeSummary } from '../config/auth-mode.js'
 import type { Config } from '../config/schema.js'
-import type { TrustedProxies } from '../inbound/client-address.js'
+import type { ConnectionWatch } from '../http/connection-watch.js'
+import type { ForwardStage } from '../http/stage.js'
 import type { GatewayState } from '../http/state.js'
-import type { UpgradeHandler, LocalUpgradeHandler } from '../http/upgrade.js'
-import type { UpstreamClient } from '../http/upstream-client.js'
-import type { UpstreamHeaderOptions } from '../http/upstream-headers.js'
+import type { LocalEndpoint } from '../http/upgrade.js'
+import type { AcceptPort } from '../http/websocket-acceptor.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { Logger } from '../logger.js'
-import type { ServiceAccounts } from '../service-accounts/start-service-accounts.js'
-import type { Unsubscribe } from '../service-accounts/store.js'
+import type { ServiceAccountVerifier } from '../service-accounts/service-account-verifier.js'
+import type { UpstreamClient } from '../upstream/upstream-client.js'
+import type { UpstreamHeaderOptions } from '../upstream/upstream-headers.js'
+import type { UpstreamWebSockets } from '../upstream/upstream-websocket.js'
 import { a2aStage } from './a2a.js'
 import { ComponentCatalog } from './a2a-catalog.js'
 import { aguiStage } from './agui.js'
 import { discoveryStage } from './discovery-urls.js'
-import { CredentialWatch } from './credential-watch.js'
 import { mcpChallenge, mcpStage } from './mcp.js'
 import { McpHostGuard } from './mcp-host-guard.js'
 import { McpToolPolicy } from './mcp-tools.js'
 import { upstreamLookup } from './upstream-lookup.js'
-import { UpstreamSockets } from './upstream-socket.js'
 import { WorkflowAuthenticator } from './workflow-auth.js'
 import { workflowWebSocket } from './workflow-websocket.js'
 
 export { interfaceMappings, publicInterfaceRoutes } from './interface-routes.js'
-export { CredentialWatch } from './credential-watch.js'
 
 export interface SurfaceDeps {
   readonly config: Config
@@ -33,26 +32,24 @@ export interface SurfaceDeps {
   readonly pipeline: AuthPipeline
   readonly enforcer: IdentityEnforcer
   readonly upstream: UpstreamClient
+  readonly upstreamSockets: UpstreamWebSockets
   readonly headerOptions: UpstreamHeaderOptions
-  readonly trustedProxies: TrustedProxies
-  readonly serviceAccounts: ServiceAccounts | undefined
+  /** Undefined when service accounts are off. */
+  readonly serviceAccounts: ServiceAccountVerifier | undefined
+  /** Ends WebSockets with their credential. */
+  readonly watch: ConnectionWatch
+  /** Completes the handshakes of the workflow endpoint (its own frame-size bound). */
+  readonly acceptWorkflow: AcceptPort
   readonly logger: Logger
 }
 
 export interface Surfaces {
   /** Before authentication: the MCP OAuth challenge, when configured. */
   readonly beforeAuthentication: readonly Middleware<GatewayState>[]
-  /** After identity enforcement: MCP, A2A and AG-UI body handling. */
-  readonly afterIdentity: readonly Middleware<GatewayState>[]
-  /** Upgrades terminated by the gateway, for the UpgradeHandler. */
-  readonly localHandlers: ReadonlyMap<string, LocalUpgradeHandler>
-  /** Ends long-lived connections with their credential (for relayed upgrades too). */
-  readonly watch: CredentialWatch
-  /** The handler the local endpoints accept their upgrades with. */
-  bindUpgrades(upgrades: UpgradeHandler): void
-  /** Subscribes to service-account revocations from every replica. */
-  start(): Promise<void>
-  stop(): void
+  /** After identity enforcement, in order: MCP, A2A, discovery documents, AG-UI. */
+  readonly stages: readonly ForwardStage[]
+  /** Upgrades terminated by the gateway, by canonical path. */
+  readonly localEndpoints: ReadonlyMap<string, LocalEndpoint>
 }
 
 /** The protocol surfaces beyond REST (reference 8): workflow WebSocket, MCP, A2A, AG-UI. */
@@ -64,43 +61,30 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     maxDepth: config.server.max_json_depth,
   }
   const { admin_scope: adminScope, user_isolation: userIsolation } = config.auth
-  const store = deps.serviceAccounts?.store
-  const watch = new CredentialWatch(
-    store === undefined
-      ? {}
-      : {
-          stillValid: async (hash) => {
-            const record = await store.findByTokenHash(hash)
-            const now = Date.now() / 1000
-            return (
-              record !== null && record.revokedAt === null && (record.expiresAt ?? Infinity) > now
-            )
-          },
-        },
-  )
   const lookup = upstreamLookup(deps.upstream, deps.headerOptions.upstreamHost)
+  const open = mode.mode === 'none'
 
   const beforeAuthentication: Middleware<GatewayState>[] = []
-  const afterIdentity: Middleware<GatewayState>[] = []
+  const stages: ForwardStage[] = []
   const mcp = interfaces.mcp
   if (mcp.resource_metadata_url !== null) {
     beforeAuthentication.push(mcpChallenge(mcp.path, mcp.resource_metadata_url))
   }
-  afterIdentity.push(
+  stages.push(
     mcpStage({
       path: mcp.path,
       inspect: mcp.enabled,
       bodyLimits,
       policy: new McpToolPolicy({ adminScope, userIsolation, lookup }),
       guard: new McpHostGuard({
-        open: mode.mode === 'none',
+        open,
         allowedHosts: mcp.allowed_hosts,
         allowedOrigins: mcp.allowed_origins,
       }),
     }),
   )
   if (interfaces.a2a.enabled) {
-    afterIdentity.push(
+    stages.push(
       a2aStage({
         prefix: interfaces.a2a.prefix,
         bodyLimits,
@@ -111,38 +95,30 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
       }),
     )
   }
-  afterIdentity.push(discoveryStage(deps.headerOptions))
+  stages.push(discoveryStage(deps.headerOptions))
   const aguiPaths = new Set(interfaces.agui.endpoints.map(({ prefix }) => `${prefix}/agui`))
-  if (aguiPaths.size > 0) afterIdentity.push(aguiStage({ paths: aguiPaths, bodyLimits }))
+  if (aguiPaths.size > 0) stages.push(aguiStage({ paths: aguiPaths, bodyLimits }))
 
-  let upgrades: UpgradeHandler | undefined
-  const localHandlers = new Map<string, LocalUpgradeHandler>()
+  const localEndpoints = new Map<string, LocalEndpoint>()
   const ws = interfaces.workflow_websocket
   if (ws.enabled) {
-    localHandlers.set(
+    localEndpoints.set(
       ws.path,
       workflowWebSocket({
-        upgrades: () => {
-          if (upgrades === undefined) throw new Error('surfaces: upgrade handler not bound')
-          return upgrades
-        },
+        accept: deps.acceptWorkflow,
         authenticator: new WorkflowAuthenticator({
           pipeline: deps.pipeline,
-          serviceAccounts: deps.serviceAccounts?.verifier,
-          open: mode.mode === 'none',
+          serviceAccounts: deps.serviceAccounts,
+          open,
           jwtConfigured: mode.jwtConfigured,
           logger,
         }),
         enforcer: deps.enforcer,
-        sockets: new UpstreamSockets({
-          upstreamUrl: config.upstream.url,
-          connectTimeoutMs: config.upstream.connect_timeout_ms,
-          headerOptions: deps.headerOptions,
-        }),
+        upstream: deps.upstreamSockets,
         credentials: config.auth,
         gates: { jwtConfigured: mode.jwtConfigured, adminScope, userIsolation },
-        requiresAuth: mode.mode !== 'none',
-        watch,
+        requiresAuth: !open,
+        watch: deps.watch,
         maxMessageBytes: ws.max_message_bytes,
         maxJsonDepth: config.server.max_json_depth,
         authTimeoutMs: ws.auth_timeout_seconds * 1000,
@@ -150,29 +126,5 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
       }),
     )
   }
-
-  const subscriptions: Unsubscribe[] = []
-  return {
-    beforeAuthentication,
-    afterIdentity,
-    localHandlers,
-    watch,
-    bindUpgrades(handler) {
-      upgrades = handler
-    },
-    async start() {
-      if (store === undefined) return
-      subscriptions.push(await store.onRevocation((event) => watch.revoked(event.tokenHash)))
-      subscriptions.push(
-        store.onNotificationGap(() => {
-          watch.recheck().catch((error: unknown) => {
-            logger.warn({ err: error }, 'rechecking WebSocket credentials failed')
-          })
-        }),
-      )
-    },
-    stop() {
-      for (const unsubscribe of subscriptions.splice(0)) unsubscribe()
-    },
-  }
+  return { beforeAuthentication, stages, localEndpoints }
 }

@@ -1,4 +1,4 @@
-import type { BufferedResponse } from '../http/upstream-client.js'
+import type { BufferedResponse } from '../upstream/upstream-client.js'
 import { parseJson } from './json.js'
 import type { JsonObject } from './json.js'
 

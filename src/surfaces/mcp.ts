@@ -1,11 +1,14 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Middleware, Next } from 'koa'
 import { GatewayError, toGatewayError, type ErrorCode } from '../errors.js'
+import type { ForwardStage, LocalAnswer, StageRequest } from '../http/stage.js'
 import type { GatewayContext, GatewayState } from '../http/state.js'
+import { thenRewriteResponse, type ForwardPlan } from '../upstream/forward-plan.js'
 import { inspectMcpBody, jsonRpcError } from './mcp-messages.js'
 import type { McpHostGuard } from './mcp-host-guard.js'
 import { mergeLocalErrors } from './mcp-response.js'
 import type { McpToolPolicy } from './mcp-tools.js'
-import { readRequestJson, replaceRequestJson, type JsonBodyLimits } from './request-json.js'
+import { readPlannedJson, withJsonBody, type JsonBodyLimits } from './request-json.js'
 
 export interface McpStageDeps {
   readonly path: string
@@ -27,60 +30,46 @@ export function isMcpPath(mcpPath: string, path: string): boolean {
  * tool result with `isError` (HTTP 200); the rest of a batch goes upstream and the refusals are
  * merged into its answer.
  */
-export function mcpStage(deps: McpStageDeps): Middleware<GatewayState> {
-  return async function mcpMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (isMcpPath(deps.path, ctx.state.inbound.path) && (await answeredHere(ctx, deps))) return
-    await next()
+export function mcpStage(deps: McpStageDeps): ForwardStage {
+  return {
+    claims: (_method, path) => isMcpPath(deps.path, path),
+    plan: (request, plan) => planMcp(request, plan, deps),
   }
 }
 
-/** True when the request got its answer here: a refused host, a parse error, no call left. */
-async function answeredHere(ctx: GatewayContext, deps: McpStageDeps): Promise<boolean> {
-  const refusal = deps.guard.check(ctx.req.headers)
-  if (refusal !== undefined) {
-    ctx.status = 400
-    ctx.body = refusal
-    ctx.state.errorReason = `mcp.${refusal.error}`
-    return true
+async function planMcp(
+  request: StageRequest,
+  plan: ForwardPlan,
+  deps: McpStageDeps,
+): Promise<ForwardPlan | LocalAnswer> {
+  const headers = request.inbound.headers
+  const refusal = deps.guard.check(headers)
+  if (refusal !== undefined) return { status: 400, body: refusal, reason: `mcp.${refusal.error}` }
+  if (!deps.inspect || request.inbound.method !== 'POST') return plan
+  const read = await readPlannedJson(request, plan, deps.bodyLimits)
+  if (read.json === undefined) return read.plan
+  if ('invalid' in read.json) {
+    return {
+      status: 400,
+      body: jsonRpcError(null, -32700, 'Parse error'),
+      reason: 'mcp.parse_error',
+    }
   }
-  if (!deps.inspect || ctx.method !== 'POST') return false
-  const json = await readRequestJson(ctx, deps.bodyLimits)
-  if (json === undefined) return false
-  if ('invalid' in json) {
-    ctx.status = 400
-    ctx.body = jsonRpcError(null, -32700, 'Parse error')
-    ctx.state.errorReason = 'mcp.parse_error'
-    return true
-  }
-  const principal = ctx.state.principal
-  const inspection = await inspectMcpBody(json.value, (name, args) =>
+  const principal = request.principal
+  const inspection = await inspectMcpBody(read.json.value, (name, args) =>
     deps.policy.decide(principal, name, args),
   )
-  if (!inspection.changed) return false
+  if (!inspection.changed) return read.plan
   if (inspection.forward === undefined) {
     const [single] = inspection.errors
     // Only refused notifications: nothing to answer, as for any notification.
-    if (single === undefined) {
-      // Koa makes a null body a 204 unless the status comes after it.
-      ctx.body = null
-      ctx.status = 202
-    } else {
-      answerLocally(ctx, inspection.batch ? inspection.errors : single)
-    }
-    return true
+    if (single === undefined) return { status: 202, body: null }
+    return answerLocally(headers, inspection.batch ? inspection.errors : single)
   }
-  replaceRequestJson(ctx, inspection.forward)
-  if (inspection.errors.length > 0) {
-    const errors = inspection.errors
-    ctx.state.rewriteResponse = (response) => mergeLocalErrors(response, errors)
-    // The merge reads the upstream's answer, so it must come uncompressed.
-    const headers = ctx.state.upstreamHeaders
-    ctx.state.upstreamHeaders = {
-      ...headers,
-      drop: new Set([...(headers?.drop ?? []), 'accept-encoding']),
-    }
-  }
-  return false
+  const forwarded = withJsonBody(read.plan, inspection.forward)
+  if (inspection.errors.length === 0) return forwarded
+  const errors = inspection.errors
+  return thenRewriteResponse(forwarded, (response) => mergeLocalErrors(response, errors))
 }
 
 /**
@@ -88,17 +77,24 @@ async function answeredHere(ctx: GatewayContext, deps: McpStageDeps): Promise<bo
  * (MCP-5): one `message` event with CRLF line ends (sse-starlette) when the client accepts an
  * event stream, else JSON. The client's session id is echoed, as the upstream's answers carry it.
  */
-function answerLocally(ctx: GatewayContext, message: unknown): void {
-  ctx.status = 200
-  const session = ctx.get('mcp-session-id')
-  if (session !== '' && /^[\x21-\x7e]+$/.test(session)) ctx.set('mcp-session-id', session)
-  if (!ctx.get('accept').toLowerCase().includes('text/event-stream')) {
-    ctx.body = message
-    return
+function answerLocally(headers: IncomingHttpHeaders, message: unknown): LocalAnswer {
+  const echoed: Record<string, string> = {}
+  const session = headers['mcp-session-id']
+  if (typeof session === 'string' && /^[\x21-\x7e]+$/.test(session)) {
+    echoed['mcp-session-id'] = session
   }
-  ctx.set('cache-control', 'no-cache, no-transform')
-  ctx.type = 'text/event-stream'
-  ctx.body = `event: message\r\ndata: ${JSON.stringify(message)}\r\n\r\n`
+  if (!(headers.accept ?? '').toLowerCase().includes('text/event-stream')) {
+    return { status: 200, body: message, headers: echoed }
+  }
+  return {
+    status: 200,
+    headers: {
+      ...echoed,
+      'cache-control': 'no-cache, no-transform',
+      'content-type': 'text/event-stream; charset=utf-8',
+    },
+    body: `event: message\r\ndata: ${JSON.stringify(message)}\r\n\r\n`,
+  }
 }
 
 const CHALLENGED: ReadonlySet<number> = new Set([401, 429, 503])

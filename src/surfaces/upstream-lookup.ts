@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js'
-import type { UpstreamClient } from '../http/upstream-client.js'
+import type { UpstreamClient } from '../upstream/upstream-client.js'
 import { parseJson } from './json.js'
 
 const MAX_LOOKUP_BYTES = 4 * 1024 * 1024

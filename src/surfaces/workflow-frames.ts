@@ -1,3 +1,4 @@
+import type { RawData } from 'ws'
 import type { Principal } from '../auth/principal.js'
 import { webSocketJwtError } from '../auth/jwt/index.js'
 import type { GatewayError } from '../errors.js'
@@ -101,4 +102,11 @@ export function unknownActionFrame(action: unknown): Frame {
             : 'False'
           : JSON.stringify(action)
   return errorFrame(`Unknown action: ${shown}`)
+}
+
+/** A frame's bytes, however ws delivered them. */
+export function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data
+  if (Array.isArray(data)) return Buffer.concat(data)
+  return Buffer.from(data)
 }

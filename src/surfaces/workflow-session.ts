@@ -3,7 +3,7 @@ import type { Credential } from '../auth/credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import { ANONYMOUS, type Principal } from '../auth/principal.js'
 import { jsonNestingExceeds } from '../http/json-depth.js'
-import { CREDENTIAL_ENDED_CLOSE_CODE, type ConnectionWatch } from '../http/upgrade-gate.js'
+import { CREDENTIAL_ENDED_CLOSE_CODE, type ConnectionWatch } from '../http/connection-watch.js'
 import type { Logger } from '../logger.js'
 import { isJsonObject, parseJson } from './json.js'
 import type { WorkflowAuthenticator } from './workflow-auth.js'
@@ -12,12 +12,12 @@ import {
   connectedFrame,
   PONG,
   TOKEN_REQUIRED,
+  toBuffer,
   unknownActionFrame,
   type Frame,
 } from './workflow-frames.js'
 import { gateWorkflowAction, isRelayedAction, type GateSettings } from './workflow-gates.js'
 import { UpstreamLink } from './workflow-upstream.js'
-import { toBuffer } from './upstream-socket.js'
 
 export interface WorkflowSessionDeps {
   readonly authenticator: WorkflowAuthenticator

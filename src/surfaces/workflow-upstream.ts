@@ -1,14 +1,18 @@
-import type { WebSocket } from 'ws'
+import type { RawData, WebSocket } from 'ws'
 import type { Principal } from '../auth/principal.js'
 import { toGatewayError } from '../errors.js'
-import { closeLike } from '../http/websocket-relay.js'
 import type { Logger } from '../logger.js'
-import { relayFromUpstream } from './upstream-socket.js'
+import {
+  closeLike,
+  HIGH_WATER_BYTES,
+  relayFrames,
+  type FrameHook,
+} from '../upstream/websocket-relay.js'
+import { toBuffer } from './workflow-frames.js'
 
 // RFC 6455 close codes; 1014 is registered as "Bad Gateway".
 const POLICY_VIOLATION = 1008
 const BAD_GATEWAY = 1014
-const HIGH_WATER = 1024 * 1024
 
 /**
  * The upstream side of one workflow WebSocket: opened on the first relayed action, with the
@@ -43,7 +47,7 @@ export class UpstreamLink {
     const socket = await this.#connecting
     if (socket === undefined || socket.readyState !== socket.OPEN) return
     // A slow upstream slows the reading of client frames instead of growing this buffer.
-    if (socket.bufferedAmount < HIGH_WATER) socket.send(text)
+    if (socket.bufferedAmount < HIGH_WATER_BYTES) socket.send(text)
     else await new Promise<void>((resolve) => socket.send(text, () => resolve()))
   }
 
@@ -83,12 +87,36 @@ export class UpstreamLink {
       return undefined
     }
     this.#current = socket
-    relayFromUpstream(socket, this.#client)
+    // The client already had the gateway's `connected` greeting: the upstream's is dropped.
+    relayFrames(socket, this.#client, skipGreeting())
     socket.on('close', (code: number, reason: Buffer) => {
       if (this.#current === socket) closeLike(this.#client, code, reason)
     })
     socket.on('error', () => socket.terminate())
     return socket
+  }
+}
+
+/** Drops the upstream's first frame when it is its `connected` greeting. */
+function skipGreeting(): FrameHook {
+  let greeted = false
+  return (data: RawData, isBinary: boolean) => {
+    if (greeted) return true
+    greeted = true
+    return isBinary || !isConnectedGreeting(data)
+  }
+}
+
+function isConnectedGreeting(data: RawData): boolean {
+  try {
+    const parsed: unknown = JSON.parse(toBuffer(data).toString('utf8'))
+    return (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      (parsed as Record<string, unknown>)['event'] === 'connected'
+    )
+  } catch {
+    return false
   }
 }
 

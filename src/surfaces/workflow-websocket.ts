@@ -3,23 +3,25 @@ import type { WebSocket } from 'ws'
 import { extractCredential, type CredentialSettings } from '../auth/extract-credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../auth/principal.js'
-import type { ConnectionWatch } from '../http/upgrade-gate.js'
+import type { ConnectionWatch } from '../http/connection-watch.js'
 import { BEARER_SUBPROTOCOL, subprotocolCredential } from '../http/upgrade-gate.js'
-import type { LocalUpgradeHandler, UpgradeHandler } from '../http/upgrade.js'
+import type { LocalEndpoint } from '../http/upgrade.js'
+import type { AcceptPort } from '../http/websocket-acceptor.js'
 import { offeredProtocols } from '../http/websocket-handshake.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { Logger } from '../logger.js'
-import type { UpstreamSockets } from './upstream-socket.js'
+import { GatewayError } from '../errors.js'
+import type { UpstreamWebSockets } from '../upstream/upstream-websocket.js'
 import type { WorkflowAuthenticator } from './workflow-auth.js'
 import type { GateSettings } from './workflow-gates.js'
 import { WorkflowSession } from './workflow-session.js'
 
 export interface WorkflowWebSocketDeps {
-  /** Resolved lazily: the upgrade handler is built with this endpoint in its map. */
-  readonly upgrades: () => UpgradeHandler
+  /** Completes the client's handshake (and tracks the connection for idleness and shutdown). */
+  readonly accept: AcceptPort
   readonly authenticator: WorkflowAuthenticator
   readonly enforcer: IdentityEnforcer
-  readonly sockets: UpstreamSockets
+  readonly upstream: UpstreamWebSockets
   readonly credentials: CredentialSettings
   readonly gates: GateSettings
   readonly requiresAuth: boolean
@@ -35,13 +37,13 @@ export interface WorkflowWebSocketDeps {
  * refused for want of a credential; one that comes with it (header, cookie, `bearer`
  * subprotocol) is verified at once, as if sent in an `authenticate` frame.
  */
-export function workflowWebSocket(deps: WorkflowWebSocketDeps): LocalUpgradeHandler {
+export function workflowWebSocket(deps: WorkflowWebSocketDeps): LocalEndpoint {
   return (req, socket, head, inbound) => {
     const fromSubprotocol = subprotocolCredential(offeredProtocols(req)).credential
     // A repeated credential header or cookie is refused here (400), as on every route.
     const credential = extractCredential(inbound, deps.credentials) ?? fromSubprotocol
     const protocol = credential?.source === 'subprotocol' ? BEARER_SUBPROTOCOL : undefined
-    deps.upgrades().acceptLocal(req, socket, head, protocol, (client) => {
+    deps.accept.accept(req, socket, head, protocol, (client) => {
       const session = new WorkflowSession(client, inbound, {
         authenticator: deps.authenticator,
         gates: deps.gates,
@@ -72,5 +74,9 @@ async function openUpstream(
     headers: inbound.headers,
     body: req,
   })
-  return deps.sockets.open(inbound, plan.query ?? inbound.query, plan.headers)
+  const outcome = await deps.upstream.open(inbound, plan, [])
+  if (outcome.kind === 'open') return outcome.socket
+  throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream refused the WebSocket', {
+    reason: 'upstream.websocket_refused',
+  })
 }

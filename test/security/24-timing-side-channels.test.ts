@@ -45,7 +45,7 @@ const EXCEPTIONS: readonly [file: string, fragment: string, why: string][] = [
     'digests of two versions of the config file; no client input',
   ],
   [
-    'surfaces/credential-watch.ts',
+    'http/connection-watch.ts',
     'this.#byHash.get(hash) === clients',
     'the identity of a set of sockets, found by a token digest',
   ],

@@ -56,7 +56,7 @@ const embeddedStore: StoreUnderTest = {
   }),
   async revokeUnannounced(gateway, id) {
     const accounts = subsystem(gateway)
-    await accounts.verifier.stop()
+    accounts.revocations.stop()
     await accounts.store.revoke(id, Math.floor(Date.now() / 1000))
   },
   async breakStore(gateway) {

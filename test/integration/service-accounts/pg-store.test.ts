@@ -120,7 +120,7 @@ async function outages(t: Test, server: PostgresServer): Promise<void> {
     }
     await server.start()
     t.match(await verifier.verify({ token, source: 'header' }, request), { userId: /^sa:/ })
-    await verifier.stop()
+    await verifier.settled()
   })
 
   t.notMatch(logs.text, /"level":(50|60)/, 'nothing logged as error or fatal')

@@ -4,7 +4,7 @@
  * a credential given with the upgrade counts as authenticated.
  */
 import t from 'tap'
-import { CREDENTIAL_ENDED_CLOSE_CODE } from '../../../src/http/upgrade-gate.js'
+import { CREDENTIAL_ENDED_CLOSE_CODE } from '../../../src/http/connection-watch.js'
 import {
   GENERIC,
   jConfig,

@@ -10,8 +10,8 @@ import {
   type JSONWebKeySet,
 } from 'jose'
 import t from 'tap'
-import { AssertionSigner, IdentityEnforcer } from '../../../src/identity/index.js'
-import type { AssertionSettings } from '../../../src/identity/index.js'
+import { AssertionSigner, type AssertionSettings } from '../../../src/identity/assertion-signer.js'
+import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import { ANONYMOUS, jwtUser, planInput, serviceAccount, testConfig } from './helpers.js'
 
 const START = Date.UTC(2030, 0, 1)

@@ -75,7 +75,7 @@ void t.test(
     t.equal(await bodyText(other), 'a=1&b=2&user_id=alice')
     const absent = await gateway.plan(run(alice, 'a=1&b=%FF', '/knowledge/content'))
     t.equal(await bodyText(absent), 'a=1&b=%FF', 'read but unchanged: the same bytes are passed on')
-    t.ok(Buffer.isBuffer(absent.body?.body))
+    t.ok(Buffer.isBuffer(absent.body?.content))
     const unscoped = await enforcer().plan(run(alice, 'user_id=x', '/knowledge/content'))
     t.equal(unscoped.body, undefined)
   },
@@ -88,7 +88,7 @@ void t.test('rule 5: every byte of other fields survives (latin1, raw high bytes
     Buffer.from(';c=%zz'),
   ])
   const plan = await enforcer().plan(run(jwtUser('é'), raw))
-  const out = plan.body?.body as Buffer
+  const out = plan.body?.content as Buffer
   const expected = Buffer.concat([
     Buffer.from('a=\u00ff\u0000', 'latin1'),
     Buffer.from('&b='),

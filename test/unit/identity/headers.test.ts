@@ -1,5 +1,5 @@
 import t from 'tap'
-import { encodeIdHeaderValue, jsonHeaderValue } from '../../../src/identity/index.js'
+import { encodeIdHeaderValue, jsonHeaderValue } from '../../../src/identity/header-values.js'
 import {
   ANONYMOUS,
   SECURITY_KEY,

@@ -4,8 +4,10 @@ import busboy from 'busboy'
 import { ANONYMOUS, type Principal } from '../../../src/auth/principal.js'
 import { configSchema, type Config } from '../../../src/config/schema.js'
 import { GatewayError } from '../../../src/errors.js'
-import { IdentityEnforcer } from '../../../src/identity/index.js'
-import type { IdentityPlan, PlanInput } from '../../../src/identity/index.js'
+import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
+import type { PlanInput } from '../../../src/identity/identity-plan.js'
+import type { ForwardPlan } from '../../../src/upstream/forward-plan.js'
+import { buildUpstreamHeaders } from '../../../src/upstream/upstream-headers.js'
 
 export {
   serviceAccountPrincipal as serviceAccount,
@@ -79,8 +81,25 @@ export function planInput(spec: RequestSpec): PlanInput {
   }
 }
 
-export async function bodyText(plan: IdentityPlan): Promise<string | undefined> {
-  const body = plan.body?.body
+/** What the upstream receives of a client's raw headers under `plan`, as lowercase name → value. */
+export function sentUpstream(plan: ForwardPlan, rawHeaders: string[]): Record<string, string> {
+  const options = {
+    identityPrefixes: ['x-auth-'],
+    identityNames: new Set<string>(),
+    preserveHost: false,
+    upstreamHost: 'upstream:8000',
+  }
+  const client = { peer: '127.0.0.1', peerTrusted: false, requestId: 'r-1' }
+  const flat = buildUpstreamHeaders(rawHeaders, options, client, plan)
+  const sent: Record<string, string> = {}
+  for (let index = 0; index < flat.length; index += 2) {
+    sent[(flat[index] as string).toLowerCase()] = flat[index + 1] as string
+  }
+  return sent
+}
+
+export async function bodyText(plan: ForwardPlan): Promise<string | undefined> {
+  const body = plan.body?.content
   if (body === undefined) return undefined
   return Buffer.isBuffer(body) ? body.toString('latin1') : (await readAll(body)).toString('latin1')
 }

@@ -136,7 +136,7 @@ void t.test(
     ]
     for (const [input, expected] of cases) {
       const plan = await gateway.plan(send(principal, 'POST', '/sessions', input))
-      t.equal((plan.body?.body as Buffer).toString('utf8'), expected, input)
+      t.equal((plan.body?.content as Buffer).toString('utf8'), expected, input)
     }
     const utf16 = Buffer.from('{"user_id":"x"}', 'utf16le')
     const error = await refusal(() =>

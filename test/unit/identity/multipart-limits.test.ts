@@ -25,7 +25,7 @@ void t.test('rule 5: malformed bodies → 400, oversized fields and part floods 
 
   const failure = async (body: string): Promise<GatewayError> => {
     const plan = await send(TYPE, body)
-    const error = await readAll(plan.body?.body as Readable).then(
+    const error = await readAll(plan.body?.content as Readable).then(
       () => undefined,
       (caught: unknown) => caught,
     )
@@ -51,7 +51,7 @@ void t.test('rule 5: malformed bodies → 400, oversized fields and part floods 
   t.equal(flood.status, 413)
   const exact = await send(TYPE, multipartBody(BOUNDARY, [[field('message'), 'x'.repeat(1024)]]))
   t.ok(
-    (await readAll(exact.body?.body as Readable)).length > 1024,
+    (await readAll(exact.body?.content as Readable)).length > 1024,
     'a field of exactly the bound passes',
   )
 })

@@ -50,7 +50,7 @@ void t.test('a 20 MB file streams through the rewriter without being held', asyn
       body: input,
     }),
   )
-  const output = plan.body?.body as Readable
+  const output = plan.body?.content as Readable
   t.ok(output instanceof Readable, 'the body is a stream, not a buffer')
 
   const received = createHash('sha256')

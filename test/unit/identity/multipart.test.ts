@@ -31,7 +31,7 @@ async function rewritten(
   const out = plan.body
   if (out === undefined) return undefined
   t.match(out.contentType, /^multipart\/form-data; boundary=----portcullis[0-9a-f]{24}$/)
-  return parseMultipart(out.body, out.contentType ?? '')
+  return parseMultipart(out.content, out.contentType ?? '')
 }
 
 void t.test(

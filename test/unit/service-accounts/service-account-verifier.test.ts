@@ -1,5 +1,7 @@
 import t from 'tap'
 import { NOT_RESPONSIBLE } from '../../../src/auth/verifier.js'
+import { createLogger } from '../../../src/logger.js'
+import { RevocationHub } from '../../../src/service-accounts/revocation-hub.js'
 import { hashToken, mintToken } from '../../../src/service-accounts/token-format.js'
 import { failure, verifierFixture } from './verifier-fixture.js'
 
@@ -94,13 +96,15 @@ void t.test('expiry is re-checked on every cache hit, by the wall clock', async 
 })
 
 void t.test('revocations evict: local, announced by other replicas, and after a gap', async (t) => {
-  const { verify, mint, store, clock, verifier } = verifierFixture({ cache_ttl_seconds: 30 })
-  await verifier.start()
+  const { verify, mint, store, clock, verifier, logs } = verifierFixture({ cache_ttl_seconds: 30 })
+  const revocations = new RevocationHub({ store, logger: createLogger({ level: 'info', destination: logs }) })
+  revocations.subscribe(verifier)
+  await revocations.start()
   const local = await mint()
   await verify(local.token)
-  verifier.evictByHash(hashToken(local.token))
+  revocations.revoked(hashToken(local.token))
   await verify(local.token)
-  t.equal(store.calls.findByTokenHash, 2, 'evictByHash forgets the entry')
+  t.equal(store.calls.findByTokenHash, 2, 'a local revocation forgets the entry')
 
   const remote = await mint()
   await verify(remote.token)
@@ -113,7 +117,8 @@ void t.test('revocations evict: local, announced by other replicas, and after a 
   store.signalGap()
   await verify(other.token)
   t.equal(store.calls.findByTokenHash, before + 1, 'a notification gap drops the cache')
-  await verifier.stop()
+  revocations.stop()
+  await verifier.settled()
 })
 
 void t.test('a lookup that straddles a revocation is not cached', async (t) => {
@@ -122,7 +127,7 @@ void t.test('a lookup that straddles a revocation is not cached', async (t) => {
   const find = store.findByTokenHash.bind(store)
   store.findByTokenHash = async (hash) => {
     const found = await find(hash)
-    verifier.evictByHash(hash)
+    verifier.revoked(hash)
     return found
   }
   await verify(token)

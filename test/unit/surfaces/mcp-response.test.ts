@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { BufferedResponse } from '../../../src/http/upstream-client.js'
+import type { BufferedResponse } from '../../../src/upstream/upstream-client.js'
 import { mergeLocalErrors } from '../../../src/surfaces/mcp-response.js'
 
 const ERROR = { jsonrpc: '2.0', id: 2, error: { code: -32003, message: 'no' } }

@@ -1,3 +1,5 @@
+import type { RequestClient } from '../inbound/inbound-request.js'
+import type { ForwardPlan } from './forward-plan.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
 /**
@@ -64,23 +66,6 @@ const NEVER_FORWARDED = new Set([
   'expect',
 ])
 
-/** What the gateway knows about the hop it received the request on. */
-export interface ForwardingFacts {
-  readonly peer: string
-  readonly peerTrusted: boolean
-  readonly requestId: string
-}
-
-/** Per-request adjustments decided by authentication and identity enforcement. */
-export interface HeaderAdjustments {
-  /** Lowercased, `_`→`-` normalized names to drop (the credential header when not forwarded). */
-  readonly drop?: ReadonlySet<string> | undefined
-  /** A cookie to remove from `Cookie` (the JWT cookie when credentials are not forwarded). */
-  readonly dropCookie?: string | undefined
-  /** Verified headers set after every client copy is gone. */
-  readonly inject?: readonly (readonly [string, string])[] | undefined
-}
-
 export interface UpstreamHeaderOptions {
   /** Normalized name prefixes that belong to the gateway's identity namespace (`x-auth-`). */
   readonly identityPrefixes: readonly string[]
@@ -97,16 +82,18 @@ export function normalizeHeaderName(name: string): string {
 }
 
 /**
- * Builds the header list sent upstream from the client's raw headers: hop-by-hop fields, fields
- * listed in `Connection`, forwarded-path fields and every variant of an identity field are
- * removed; X-Forwarded-* are rebuilt from what this hop can vouch for; then verified identity is
- * added. Returns a flat [name, value, …] list as undici accepts it.
+ * Builds the header list sent upstream from the client's raw headers, in one pass: hop-by-hop
+ * fields, fields listed in `Connection`, forwarded-path and method-override fields and every
+ * variant of an identity field are removed, with what the plan drops; X-Forwarded-* are rebuilt
+ * from what this hop can vouch for; a replaced body gets its length and type; a response to be
+ * rewritten is asked for uncompressed; then the plan's verified identity is added. Returns a flat
+ * [name, value, …] list as undici accepts it.
  */
 export function buildUpstreamHeaders(
   rawHeaders: readonly string[],
   options: UpstreamHeaderOptions,
-  facts: ForwardingFacts,
-  adjustments: HeaderAdjustments = {},
+  client: Pick<RequestClient, 'peer' | 'peerTrusted' | 'requestId'>,
+  plan: ForwardPlan,
 ): string[] {
   let listed: Set<string> | undefined
   let host: string | undefined
@@ -127,6 +114,11 @@ export function buildUpstreamHeaders(
       forwarded = forwarded === undefined ? value : `${forwarded}, ${value}`
   }
 
+  const { drop, dropCookie, inject } = plan.headers
+  const body = plan.body
+  const newType = body?.contentType
+  // A rewritten response must arrive uncompressed to be read.
+  const plainResponse = plan.rewriteResponse !== undefined
   const out: string[] = []
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = rawHeaders[index] as string
@@ -134,21 +126,30 @@ export function buildUpstreamHeaders(
     if (NEVER_FORWARDED.has(normalized) || REBUILT.has(normalized)) continue
     if (listed?.has(name.toLowerCase()) === true || listed?.has(normalized) === true) continue
     if (isIdentityName(normalized, options)) continue
-    if (adjustments.drop?.has(normalized) === true) continue
+    if (drop.has(normalized)) continue
+    if (body !== undefined) {
+      if (normalized === 'content-length') continue
+      if (newType !== undefined && normalized === 'content-type') continue
+    }
+    if (plainResponse && normalized === 'accept-encoding') continue
     let value = rawHeaders[index + 1] as string
-    if (normalized === 'cookie' && adjustments.dropCookie !== undefined) {
-      const kept = removeCookie(value, adjustments.dropCookie)
+    if (normalized === 'cookie' && dropCookie !== undefined) {
+      const kept = removeCookie(value, dropCookie)
       if (kept === '') continue
       value = kept
     }
     out.push(name, value)
   }
+  if (body !== undefined) {
+    if (Buffer.isBuffer(body.content)) out.push('content-length', String(body.content.length))
+    if (newType !== undefined) out.push('content-type', newType)
+  }
 
-  const trusted = facts.peerTrusted
+  const trusted = client.peerTrusted
   out.push('host', options.preserveHost && host !== undefined ? host : options.upstreamHost)
   out.push(
     'x-forwarded-for',
-    trusted && forwardedFor !== undefined ? `${forwardedFor}, ${facts.peer}` : facts.peer,
+    trusted && forwardedFor !== undefined ? `${forwardedFor}, ${client.peer}` : client.peer,
   )
   out.push(
     'x-forwarded-proto',
@@ -158,10 +159,8 @@ export function buildUpstreamHeaders(
   const originalHost = trusted && forwardedHost !== undefined ? firstValue(forwardedHost) : host
   if (originalHost !== undefined) out.push('x-forwarded-host', originalHost)
   if (trusted && forwarded !== undefined) out.push('forwarded', forwarded)
-  out.push('x-request-id', facts.requestId)
-  if (adjustments.inject !== undefined) {
-    for (const [name, value] of adjustments.inject) out.push(name, value)
-  }
+  out.push('x-request-id', client.requestId)
+  for (const [name, value] of inject) out.push(name, value)
   return out
 }
 

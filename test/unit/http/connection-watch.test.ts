@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events'
 import t from 'tap'
 import type { WebSocket } from 'ws'
-import { CredentialWatch } from '../../../src/surfaces/credential-watch.js'
-import { jwtPrincipal, servicePrincipal } from './helpers.js'
+import { CredentialWatch } from '../../../src/http/connection-watch.js'
+import { jwtPrincipal, servicePrincipal } from '../surfaces/helpers.js'
 
 /** Enough of a ws socket for the watch: close() records and emits 'close'. */
 class FakeSocket extends EventEmitter {
@@ -67,9 +67,12 @@ void t.test('expiry closes at expiresAt, also beyond the timer limit', async (t)
 void t.test('after a notification gap every watched token is looked up again', async (t) => {
   const valid = new Set(['hash-kept'])
   const watch = new CredentialWatch({
-    stillValid: async (hash) => {
-      if (hash === 'hash-broken') throw new Error('store down')
-      return valid.has(hash)
+    revocations: {
+      subscribe: () => () => undefined,
+      stillValid: async (hash) => {
+        if (hash === 'hash-broken') throw new Error('store down')
+        return valid.has(hash)
+      },
     },
   })
   const [kept, gone, broken] = [socket(), socket(), socket()]

@@ -1,0 +1,56 @@
+import type { Next } from 'koa'
+import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
+import { isLocalAnswer, type ForwardStage, type LocalAnswer, type StageRequest } from '../stage.js'
+import type { GatewayContext } from '../state.js'
+
+/**
+ * Decides what reaches the upstream: identity enforcement makes the first plan (headers, pinned
+ * query and body, response rewrites), then every stage that claims the request turns it into the
+ * next, in order; the last plan is the one forwarded. A stage may answer the request instead.
+ */
+export function planRequest(deps: { enforcer: IdentityEnforcer; stages: readonly ForwardStage[] }) {
+  const { enforcer, stages } = deps
+  return async function planRequestMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+    const state = ctx.state
+    const inbound = state.inbound
+    const principal = state.principal
+    const authorization = state.authorization
+    let plan = await enforcer.plan({
+      principal,
+      method: inbound.method,
+      path: inbound.path,
+      query: inbound.query,
+      headers: inbound.headers,
+      body: ctx.req,
+      accessibleIds: authorization?.accessibleIds,
+      // The pipeline authorizes every request except public ones (excluded routes, preflights).
+      public: authorization === undefined,
+    })
+    let request: StageRequest | undefined
+    for (const stage of stages) {
+      if (!stage.claims(inbound.method, inbound.path)) continue
+      request ??= { inbound, principal, body: ctx.req }
+      const outcome = await stage.plan(request, plan)
+      if (isLocalAnswer(outcome)) {
+        answer(ctx, outcome)
+        return
+      }
+      plan = outcome
+    }
+    state.plan = plan
+    await next()
+  }
+}
+
+function answer(ctx: GatewayContext, local: LocalAnswer): void {
+  if (local.reason !== undefined) ctx.state.errorReason = local.reason
+  if (local.headers !== undefined) ctx.set(local.headers)
+  if (local.body === null) {
+    // Koa makes a null body a 204 unless the status comes after it.
+    ctx.body = null
+    ctx.status = local.status
+    return
+  }
+  ctx.status = local.status
+  ctx.body = local.body
+}
