@@ -13,16 +13,12 @@ import type { ServiceAccountVerifier } from '../service-accounts/service-account
 import type { UpstreamClient } from '../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../upstream/upstream-headers.js'
 import type { UpstreamWebSockets } from '../upstream/upstream-websocket.js'
-import { a2aStage } from './a2a.js'
-import { ComponentCatalog } from './a2a-catalog.js'
-import { aguiStage } from './agui.js'
-import { discoveryStage } from './discovery-urls.js'
-import { mcpChallenge, mcpStage } from './mcp.js'
-import { McpHostGuard } from './mcp-host-guard.js'
-import { McpToolPolicy } from './mcp-tools.js'
-import { upstreamLookup } from './upstream-lookup.js'
-import { WorkflowAuthenticator } from './workflow-auth.js'
-import { workflowWebSocket } from './workflow-websocket.js'
+import { a2aSurface } from './a2a/index.js'
+import { aguiSurface } from './agui/index.js'
+import { upstreamLookup } from './common/upstream-lookup.js'
+import { discoverySurface } from './discovery/index.js'
+import { mcpSurface } from './mcp/index.js'
+import { workflowSurface } from './workflow/index.js'
 
 export { interfaceMappings, publicInterfaceRoutes } from './interface-routes.js'
 
@@ -52,79 +48,37 @@ export interface Surfaces {
   readonly localEndpoints: ReadonlyMap<string, LocalEndpoint>
 }
 
-/** The protocol surfaces beyond REST (reference 8): workflow WebSocket, MCP, A2A, AG-UI. */
+/** The protocol surfaces beyond REST (reference 8), wired from the config. */
 export function createSurfaces(deps: SurfaceDeps): Surfaces {
-  const { config, mode, logger } = deps
+  const { config, mode } = deps
   const interfaces = config.interfaces
+  const open = mode.mode === 'none'
   const bodyLimits = {
     maxBytes: config.server.max_body_bytes,
     maxDepth: config.server.max_json_depth,
   }
-  const { admin_scope: adminScope, user_isolation: userIsolation } = config.auth
+  const scoping = { adminScope: config.auth.admin_scope, userIsolation: config.auth.user_isolation }
   const lookup = upstreamLookup(deps.upstream, deps.headerOptions.upstreamHost)
-  const open = mode.mode === 'none'
-
-  const beforeAuthentication: Middleware<GatewayState>[] = []
-  const stages: ForwardStage[] = []
-  const mcp = interfaces.mcp
-  if (mcp.resource_metadata_url !== null) {
-    beforeAuthentication.push(mcpChallenge(mcp.path, mcp.resource_metadata_url))
+  const mcp = mcpSurface({ settings: interfaces.mcp, open, bodyLimits, ...scoping, lookup })
+  const a2a = a2aSurface({ settings: interfaces.a2a, bodyLimits, ...scoping, lookup })
+  const agui = aguiSurface({ settings: interfaces.agui, bodyLimits })
+  const workflow = workflowSurface({
+    config,
+    open,
+    jwtConfigured: mode.jwtConfigured,
+    pipeline: deps.pipeline,
+    serviceAccounts: deps.serviceAccounts,
+    enforcer: deps.enforcer,
+    upstream: deps.upstreamSockets,
+    accept: deps.acceptWorkflow,
+    watch: deps.watch,
+    logger: deps.logger,
+  })
+  return {
+    beforeAuthentication: mcp.challenge === undefined ? [] : [mcp.challenge],
+    stages: [mcp.stage, a2a, discoverySurface(deps.headerOptions), agui].filter(
+      (stage) => stage !== undefined,
+    ),
+    localEndpoints: new Map(workflow === undefined ? [] : [workflow]),
   }
-  stages.push(
-    mcpStage({
-      path: mcp.path,
-      inspect: mcp.enabled,
-      bodyLimits,
-      policy: new McpToolPolicy({ adminScope, userIsolation, lookup }),
-      guard: new McpHostGuard({
-        open,
-        allowedHosts: mcp.allowed_hosts,
-        allowedOrigins: mcp.allowed_origins,
-      }),
-    }),
-  )
-  if (interfaces.a2a.enabled) {
-    stages.push(
-      a2aStage({
-        prefix: interfaces.a2a.prefix,
-        bodyLimits,
-        adminScope,
-        userIsolation,
-        catalog: new ComponentCatalog({ lookup, ttlMs: interfaces.a2a.catalog_ttl_seconds * 1000 }),
-        lookup,
-      }),
-    )
-  }
-  stages.push(discoveryStage(deps.headerOptions))
-  const aguiPaths = new Set(interfaces.agui.endpoints.map(({ prefix }) => `${prefix}/agui`))
-  if (aguiPaths.size > 0) stages.push(aguiStage({ paths: aguiPaths, bodyLimits }))
-
-  const localEndpoints = new Map<string, LocalEndpoint>()
-  const ws = interfaces.workflow_websocket
-  if (ws.enabled) {
-    localEndpoints.set(
-      ws.path,
-      workflowWebSocket({
-        accept: deps.acceptWorkflow,
-        authenticator: new WorkflowAuthenticator({
-          pipeline: deps.pipeline,
-          serviceAccounts: deps.serviceAccounts,
-          open,
-          jwtConfigured: mode.jwtConfigured,
-          logger,
-        }),
-        enforcer: deps.enforcer,
-        upstream: deps.upstreamSockets,
-        credentials: config.auth,
-        gates: { jwtConfigured: mode.jwtConfigured, adminScope, userIsolation },
-        requiresAuth: !open,
-        watch: deps.watch,
-        maxMessageBytes: ws.max_message_bytes,
-        maxJsonDepth: config.server.max_json_depth,
-        authTimeoutMs: ws.auth_timeout_seconds * 1000,
-        logger,
-      }),
-    )
-  }
-  return { beforeAuthentication, stages, localEndpoints }
 }

@@ -4,7 +4,7 @@
  * (docs/agentos-compatibility.md DISC-1, DISC-2).
  */
 import t from 'tap'
-import { rewriteOrigins } from '../../../src/surfaces/discovery-urls.js'
+import { rewriteOrigins } from '../../../src/surfaces/discovery/discovery-urls.js'
 import { httpRequest } from '../../helpers/raw-http.js'
 import { jConfig, jwt, stack } from './helpers.js'
 

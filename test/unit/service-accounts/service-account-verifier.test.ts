@@ -97,7 +97,10 @@ void t.test('expiry is re-checked on every cache hit, by the wall clock', async 
 
 void t.test('revocations evict: local, announced by other replicas, and after a gap', async (t) => {
   const { verify, mint, store, clock, verifier, logs } = verifierFixture({ cache_ttl_seconds: 30 })
-  const revocations = new RevocationHub({ store, logger: createLogger({ level: 'info', destination: logs }) })
+  const revocations = new RevocationHub({
+    store,
+    logger: createLogger({ level: 'info', destination: logs }),
+  })
   revocations.subscribe(verifier)
   await revocations.start()
   const local = await mint()

@@ -1,0 +1,150 @@
+import { interfaceUserId, scopedUserId, type Principal } from '../../auth/principal.js'
+import { GatewayError } from '../../errors.js'
+import { encodeIdHeaderValue } from '../../identity/header-values.js'
+import { USER_ID_HEADER } from '../../identity/identity-headers.js'
+import type { ForwardStage, StageRequest } from '../../http/stage.js'
+import { withInjectedValue, type ForwardPlan } from '../../upstream/forward-plan.js'
+import { satisfies } from '../../policy/grants.js'
+import type { Family } from '../common/component-sessions.js'
+import type { ComponentCatalog } from './component-catalog.js'
+import { verifyTaskOwnership } from './task-ownership.js'
+import { pinClientUserId } from '../common/client-user-id.js'
+import { isJsonObject, objectMember } from '../common/json.js'
+import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
+import type { UpstreamLookup } from '../common/upstream-lookup.js'
+
+export interface A2aStageDeps {
+  readonly prefix: string
+  readonly bodyLimits: JsonBodyLimits
+  readonly adminScope: string
+  readonly userIsolation: boolean
+  readonly catalog: ComponentCatalog
+  readonly lookup: UpstreamLookup
+}
+
+type A2aRoute =
+  | {
+      readonly kind: 'component'
+      readonly family: Family
+      readonly id: string
+      readonly operation: string
+    }
+  | { readonly kind: 'dispatch' }
+
+const SINGULAR: Readonly<Record<Family, string>> = {
+  agents: 'agent',
+  teams: 'team',
+  workflows: 'workflow',
+}
+
+function isFamily(value: string | undefined): value is Family {
+  return value === 'agents' || value === 'teams' || value === 'workflows'
+}
+
+/** `{prefix}/{family}/{id}/v1/{operation}` or the deprecated `{prefix}/message/{send|stream}`. */
+export function a2aRoute(prefix: string, path: string): A2aRoute | undefined {
+  if (!path.startsWith(`${prefix}/`)) return undefined
+  const rest = path.slice(prefix.length + 1).split('/')
+  const [first, second, third, fourth] = rest
+  if (rest.length === 2 && first === 'message' && (second === 'send' || second === 'stream')) {
+    return { kind: 'dispatch' }
+  }
+  if (rest.length !== 4 || !isFamily(first) || !second || third !== 'v1' || !fourth)
+    return undefined
+  return { kind: 'component', family: first, id: second, operation: fourth }
+}
+
+/**
+ * The A2A interface beyond its scope mappings (reference 8.3, 7.2): the message metadata's
+ * `userId` is the caller's (or refused when an anonymous caller claims a reserved principal;
+ * `X-User-ID` is handled with every request), the deprecated dispatch needs the run scope of
+ * the family `X-Agent-ID` resolves to, and a self-scoped caller's `tasks:get` must name a
+ * session of its own.
+ */
+export function a2aStage(deps: A2aStageDeps): ForwardStage {
+  const below = `${deps.prefix}/`
+  return {
+    claims: (method, path) => method === 'POST' && path.startsWith(below),
+    plan: async (request, plan) => {
+      const route = a2aRoute(deps.prefix, request.inbound.path)
+      return route === undefined ? plan : planA2a(request, plan, deps, route)
+    },
+  }
+}
+
+async function planA2a(
+  request: StageRequest,
+  planned: ForwardPlan,
+  deps: A2aStageDeps,
+  route: A2aRoute,
+): Promise<ForwardPlan> {
+  const principal = request.principal
+  const aliased = aliasUserIdHeader(planned, principal)
+  const { value: body, plan } = await requirePlannedJson(request, aliased, deps.bodyLimits)
+  const params = isJsonObject(body) ? objectMember(body, 'params') : undefined
+  const metadata = objectMember(objectMember(params, 'message'), 'metadata')
+  const pinned =
+    metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)
+      ? withJsonBody(plan, body)
+      : plan
+  if (route.kind === 'dispatch') {
+    await checkDispatch(request, deps, principal)
+  } else if (route.operation === 'tasks:get') {
+    const scoped = scopedUserId(principal, deps.adminScope, deps.userIsolation)
+    if (scoped !== null) {
+      // A2A runs of a service account are stored under its alias; REST ones under `sa:<name>`.
+      const owners = [...new Set([interfaceUserId(principal) ?? scoped, scoped])]
+      await verifyTaskOwnership(deps.lookup, route, params?.['contextId'], owners)
+    }
+  }
+  return pinned
+}
+
+/**
+ * AgentOS's A2A routes read `X-User-ID` first and refuse a reserved principal from a caller they
+ * see as anonymous (every caller, upstream of an open AgentOS): a service account or the
+ * scheduler is named there by its interface alias (A2A-2).
+ */
+function aliasUserIdHeader(plan: ForwardPlan, principal: Principal): ForwardPlan {
+  const alias = interfaceUserId(principal)
+  if (alias === principal.userId || alias === null) return plan
+  return withInjectedValue(plan, USER_ID_HEADER, encodeIdHeaderValue(alias))
+}
+
+async function checkDispatch(
+  request: StageRequest,
+  deps: A2aStageDeps,
+  principal: Principal,
+): Promise<void> {
+  if (!principal.authorizationEnabled) return
+  const agentId = singleHeader(request.inbound.rawHeaders, 'x-agent-id')
+  // A missing id or an unknown component is the upstream's 400 or 404.
+  if (agentId === undefined || agentId === '') return
+  const family = await deps.catalog.familyOf(agentId)
+  if (family === undefined) return
+  const context = { family, id: agentId }
+  if (!satisfies(principal.scopes ?? [], `${family}:run`, context, deps.adminScope)) {
+    throw new GatewayError(
+      'ACCESS_DENIED',
+      `Insufficient permissions to run this ${SINGULAR[family]}`,
+      {
+        reason: 'rbac.a2a_dispatch',
+      },
+    )
+  }
+}
+
+/** One header's value; given twice it is refused, as the copies could be read differently. */
+function singleHeader(rawHeaders: readonly string[], name: string): string | undefined {
+  let found: string | undefined
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() !== name) continue
+    if (found !== undefined) {
+      throw new GatewayError('BAD_REQUEST', `Multiple ${name} headers`, {
+        reason: 'surfaces.duplicate_header',
+      })
+    }
+    found = (rawHeaders[index + 1] ?? '').trim()
+  }
+  return found
+}

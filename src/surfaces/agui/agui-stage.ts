@@ -1,0 +1,52 @@
+import { interfaceUserId } from '../../auth/principal.js'
+import type { ForwardStage, StageRequest } from '../../http/stage.js'
+import type { ForwardPlan } from '../../upstream/forward-plan.js'
+import { pinClientUserId } from '../common/client-user-id.js'
+import { isJsonObject } from '../common/json.js'
+import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
+
+// AG-UI's RunAgentInput is read by alias or by field name.
+const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
+
+/**
+ * AG-UI's `POST {prefix}/agui` (reference 8.4, 7.2): the run's user is
+ * `forwarded_props.user_id`, which becomes the caller's own when it has one (set even when
+ * absent, as the open upstream has no other source) and is refused for anyone else when it
+ * claims a reserved principal. The scope (agents:run or teams:run) is an interface mapping.
+ */
+export function aguiStage(deps: {
+  readonly paths: ReadonlySet<string>
+  readonly bodyLimits: JsonBodyLimits
+}): ForwardStage {
+  return {
+    claims: (method, path) => method === 'POST' && deps.paths.has(path),
+    plan: (request, plan) => pinForwardedUserId(request, plan, deps.bodyLimits),
+  }
+}
+
+async function pinForwardedUserId(
+  request: StageRequest,
+  planned: ForwardPlan,
+  limits: JsonBodyLimits,
+): Promise<ForwardPlan> {
+  const { value: body, plan } = await requirePlannedJson(request, planned, limits)
+  if (!isJsonObject(body)) return plan
+  const principal = request.principal
+  const userId = interfaceUserId(principal)
+  const present = FORWARDED_PROPS.filter((key) => key in body)
+  let changed = false
+  for (const key of present) {
+    const props = body[key]
+    if (isJsonObject(props)) {
+      changed = pinClientUserId(props, 'user_id', principal, true) || changed
+    } else if (userId !== null) {
+      body[key] = { user_id: userId }
+      changed = true
+    }
+  }
+  if (present.length === 0 && userId !== null) {
+    body['forwardedProps'] = { user_id: userId }
+    changed = true
+  }
+  return changed ? withJsonBody(plan, body) : plan
+}

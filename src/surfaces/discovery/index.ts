@@ -1,0 +1,1 @@
+export { discoveryStage as discoverySurface } from './discovery-urls.js'

@@ -1,0 +1,37 @@
+import type { Middleware, Next } from 'koa'
+import { GatewayError, toGatewayError, type ErrorCode } from '../../errors.js'
+import type { GatewayContext, GatewayState } from '../../http/state.js'
+import { isMcpPath } from './mcp-stage.js'
+
+const CHALLENGED: ReadonlySet<number> = new Set([401, 429, 503])
+const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.', 'scheduler.']
+
+/**
+ * With OAuth protected-resource metadata configured, a refused MCP request is what an MCP client
+ * expects (RFC 9728): 401 with `WWW-Authenticate: Bearer resource_metadata="…"`, throttling and
+ * outages included (spec 5.2 rule 6). Runs before authentication so it sees its refusals.
+ */
+export function mcpChallenge(mcpPath: string, metadataUrl: string): Middleware<GatewayState> {
+  const challenge = `Bearer resource_metadata="${metadataUrl}"`
+  return async function mcpChallengeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+    if (!isMcpPath(mcpPath, ctx.state.inbound.path)) {
+      await next()
+      return
+    }
+    try {
+      await next()
+    } catch (thrown) {
+      const error = toGatewayError(thrown)
+      const reason = error.reason ?? ''
+      if (!CHALLENGED.has(error.status) || !AUTH_REASONS.some((p) => reason.startsWith(p))) {
+        throw error
+      }
+      const code: ErrorCode = error.status === 401 ? error.code : 'TOKEN_INVALID'
+      throw new GatewayError(code, error.detail, {
+        reason,
+        cause: error,
+        headers: { 'WWW-Authenticate': challenge },
+      })
+    }
+  }
+}

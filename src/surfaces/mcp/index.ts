@@ -1,0 +1,47 @@
+import type { Middleware } from 'koa'
+import type { Config } from '../../config/schema.js'
+import type { ForwardStage } from '../../http/stage.js'
+import type { GatewayState } from '../../http/state.js'
+import type { JsonBodyLimits } from '../common/request-json.js'
+import type { UpstreamLookup } from '../common/upstream-lookup.js'
+import { McpHostGuard } from './host-guard.js'
+import { mcpChallenge } from './challenge.js'
+import { mcpStage } from './mcp-stage.js'
+import { McpToolPolicy } from './tool-policy.js'
+
+export interface McpSurface {
+  /** Before authentication: the OAuth challenge on refusals, when metadata is configured. */
+  readonly challenge: Middleware<GatewayState> | undefined
+  /** After identity enforcement: the host guard and the per-tool gate. */
+  readonly stage: ForwardStage
+}
+
+/** The MCP endpoint (`interfaces.mcp`). */
+export function mcpSurface(deps: {
+  readonly settings: Config['interfaces']['mcp']
+  /** No JWT source and no security key. */
+  readonly open: boolean
+  readonly bodyLimits: JsonBodyLimits
+  readonly adminScope: string
+  readonly userIsolation: boolean
+  readonly lookup: UpstreamLookup
+}): McpSurface {
+  const { settings, adminScope, userIsolation, lookup } = deps
+  return {
+    challenge:
+      settings.resource_metadata_url === null
+        ? undefined
+        : mcpChallenge(settings.path, settings.resource_metadata_url),
+    stage: mcpStage({
+      path: settings.path,
+      inspect: settings.enabled,
+      bodyLimits: deps.bodyLimits,
+      policy: new McpToolPolicy({ adminScope, userIsolation, lookup }),
+      guard: new McpHostGuard({
+        open: deps.open,
+        allowedHosts: settings.allowed_hosts,
+        allowedOrigins: settings.allowed_origins,
+      }),
+    }),
+  }
+}

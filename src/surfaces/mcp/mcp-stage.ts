@@ -1,0 +1,96 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { ForwardStage, LocalAnswer, StageRequest } from '../../http/stage.js'
+import { thenRewriteResponse, type ForwardPlan } from '../../upstream/forward-plan.js'
+import { inspectMcpBody, jsonRpcError } from './messages.js'
+import type { McpHostGuard } from './host-guard.js'
+import { mergeLocalErrors } from './response.js'
+import type { McpToolPolicy } from './tool-policy.js'
+import { readPlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
+
+export interface McpStageDeps {
+  readonly path: string
+  /** false: only the host guard applies; bodies go through unread. */
+  readonly inspect: boolean
+  readonly bodyLimits: JsonBodyLimits
+  readonly policy: McpToolPolicy
+  readonly guard: McpHostGuard
+}
+
+export function isMcpPath(mcpPath: string, path: string): boolean {
+  return path === mcpPath || path.startsWith(`${mcpPath}/`)
+}
+
+/**
+ * The MCP endpoint after authentication (spec 5.2 rule 6 is the pipeline's: a credential is
+ * needed whenever the gateway is not open): the host guard, then the per-tool gate on JSON-RPC
+ * `tools/call` requests. A refused call is answered here as AgentOS answers a tool that raised, a
+ * tool result with `isError` (HTTP 200); the rest of a batch goes upstream and the refusals are
+ * merged into its answer.
+ */
+export function mcpStage(deps: McpStageDeps): ForwardStage {
+  const below = `${deps.path}/`
+  return {
+    claims: (_method, path) => path === deps.path || path.startsWith(below),
+    plan: (request, plan) => planMcp(request, plan, deps),
+  }
+}
+
+async function planMcp(
+  request: StageRequest,
+  plan: ForwardPlan,
+  deps: McpStageDeps,
+): Promise<ForwardPlan | LocalAnswer> {
+  const headers = request.inbound.headers
+  const refusal = deps.guard.check(headers)
+  if (refusal !== undefined) return { status: 400, body: refusal, reason: `mcp.${refusal.error}` }
+  if (!deps.inspect || request.inbound.method !== 'POST') return plan
+  const read = await readPlannedJson(request, plan, deps.bodyLimits)
+  if (read.json === undefined) return read.plan
+  if ('invalid' in read.json) {
+    return {
+      status: 400,
+      body: jsonRpcError(null, -32700, 'Parse error'),
+      reason: 'mcp.parse_error',
+    }
+  }
+  const principal = request.principal
+  const inspection = await inspectMcpBody(read.json.value, (name, args) =>
+    deps.policy.decide(principal, name, args),
+  )
+  if (!inspection.changed) return read.plan
+  if (inspection.forward === undefined) {
+    const [single] = inspection.errors
+    // Only refused notifications: nothing to answer, as for any notification.
+    if (single === undefined) return { status: 202, body: null }
+    return answerLocally(headers, inspection.batch ? inspection.errors : single)
+  }
+  const forwarded = withJsonBody(read.plan, inspection.forward)
+  if (inspection.errors.length === 0) return forwarded
+  const errors = inspection.errors
+  return thenRewriteResponse(forwarded, (response) => mergeLocalErrors(response, errors))
+}
+
+/**
+ * A whole request answered here, framed as the upstream's streamable-HTTP transport frames it
+ * (MCP-5): one `message` event with CRLF line ends (sse-starlette) when the client accepts an
+ * event stream, else JSON. The client's session id is echoed, as the upstream's answers carry it.
+ */
+function answerLocally(headers: IncomingHttpHeaders, message: unknown): LocalAnswer {
+  const echoed: Record<string, string> = {}
+  const session = headers['mcp-session-id']
+  if (typeof session === 'string' && /^[\x21-\x7e]+$/.test(session)) {
+    echoed['mcp-session-id'] = session
+  }
+  if (!(headers.accept ?? '').toLowerCase().includes('text/event-stream')) {
+    return { status: 200, body: message, headers: echoed }
+  }
+  return {
+    status: 200,
+    headers: {
+      ...echoed,
+      'cache-control': 'no-cache, no-transform',
+      'content-type': 'text/event-stream; charset=utf-8',
+    },
+    body: `event: message\r\ndata: ${JSON.stringify(message)}\r\n\r\n`,
+  }
+}

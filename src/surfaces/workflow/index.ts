@@ -1,0 +1,54 @@
+import type { AuthPipeline } from '../../auth/pipeline.js'
+import type { Config } from '../../config/schema.js'
+import type { ConnectionWatch } from '../../http/connection-watch.js'
+import type { LocalEndpoint } from '../../http/upgrade.js'
+import type { AcceptPort } from '../../http/websocket-acceptor.js'
+import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
+import type { Logger } from '../../logger.js'
+import type { ServiceAccountVerifier } from '../../service-accounts/service-account-verifier.js'
+import type { UpstreamWebSockets } from '../../upstream/upstream-websocket.js'
+import { WorkflowAuthenticator } from './authenticator.js'
+import { workflowEndpoint } from './workflow-endpoint.js'
+
+/** The workflow WebSocket (`interfaces.workflow_websocket`): its path and endpoint, or undefined. */
+export function workflowSurface(deps: {
+  readonly config: Config
+  readonly open: boolean
+  readonly jwtConfigured: boolean
+  readonly pipeline: AuthPipeline
+  readonly serviceAccounts: ServiceAccountVerifier | undefined
+  readonly enforcer: IdentityEnforcer
+  readonly upstream: UpstreamWebSockets
+  readonly accept: AcceptPort
+  readonly watch: ConnectionWatch
+  readonly logger: Logger
+}): readonly [path: string, endpoint: LocalEndpoint] | undefined {
+  const { config, open, jwtConfigured, logger } = deps
+  const settings = config.interfaces.workflow_websocket
+  if (!settings.enabled) return undefined
+  const endpoint = workflowEndpoint({
+    accept: deps.accept,
+    authenticator: new WorkflowAuthenticator({
+      pipeline: deps.pipeline,
+      serviceAccounts: deps.serviceAccounts,
+      open,
+      jwtConfigured,
+      logger,
+    }),
+    enforcer: deps.enforcer,
+    upstream: deps.upstream,
+    credentials: config.auth,
+    gates: {
+      jwtConfigured,
+      adminScope: config.auth.admin_scope,
+      userIsolation: config.auth.user_isolation,
+    },
+    requiresAuth: !open,
+    watch: deps.watch,
+    maxMessageBytes: settings.max_message_bytes,
+    maxJsonDepth: config.server.max_json_depth,
+    authTimeoutMs: settings.auth_timeout_seconds * 1000,
+    logger,
+  })
+  return [settings.path, endpoint]
+}
