@@ -27,6 +27,7 @@ import type { InboundSettings } from './inbound/read-inbound.js'
 import type { Logger } from './logger.js'
 import type { Metrics } from './metrics.js'
 import { Authorizer } from './policy/authorizer.js'
+import { Grants } from './policy/grants.js'
 import { RouteTable } from './policy/route-table.js'
 import { ServiceAccountsApi } from './service-accounts/api/service-accounts-api.js'
 import type { ServiceAccounts } from './service-accounts/start-service-accounts.js'
@@ -89,7 +90,8 @@ export async function createGeneration(
       previous && { auth: previous.config.auth, verifier: previous.jwt },
     )
     if (jwt !== undefined && !reused) cleanups.push(() => jwt.close())
-    const pipeline = authPipeline(config, mode, shared, jwt)
+    const grants = new Grants(config.auth.admin_scope)
+    const pipeline = authPipeline(config, mode, shared, jwt, grants)
     const enforcer = await IdentityEnforcer.create(config, mode)
     const inbound: InboundSettings = {
       trustedProxies: new TrustedProxies(config.server.trusted_proxies),
@@ -116,6 +118,7 @@ export async function createGeneration(
       config,
       mode,
       pipeline,
+      grants,
       enforcer,
       upstream,
       upstreamSockets,
@@ -130,7 +133,7 @@ export async function createGeneration(
         ? undefined
         : new ServiceAccountsApi({
             store: serviceAccounts.store,
-            adminScope: config.auth.admin_scope,
+            grants,
             logger,
             onRevoked: (tokenHash) => serviceAccounts.revocations.revoked(tokenHash),
           })
@@ -192,6 +195,7 @@ function authPipeline(
   mode: AuthModeSummary,
   shared: SharedParts,
   jwt: JwtVerifier | undefined,
+  grants: Grants,
 ): AuthPipeline {
   const auth = config.auth
   return new AuthPipeline({
@@ -206,7 +210,7 @@ function authPipeline(
         scopeMappings: auth.scope_mappings,
         interfaceMappings: interfaceMappings(config.interfaces),
       }),
-      adminScope: auth.admin_scope,
+      grants,
       denyUnmapped: auth.deny_unmapped_routes,
     }),
     serviceAccounts: shared.serviceAccounts?.verifier,

@@ -12,7 +12,7 @@ import {
   type CredentialSettings,
 } from './extract-credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
-import { ANONYMOUS, type Principal } from './principal.js'
+import { ANONYMOUS, type Principal } from '../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
 
 /** The outcome of authentication and authorization for one request. */

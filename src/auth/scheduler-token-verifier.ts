@@ -2,7 +2,7 @@ import { summarizeAuthMode } from '../config/auth-mode.js'
 import type { Config } from '../config/schema.js'
 import { safeEqual } from './constant-time.js'
 import type { Credential } from './credential.js'
-import type { Principal } from './principal.js'
+import type { Principal } from '../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
 
 export const SCHEDULER_USER_ID = '__scheduler__'

@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import { safeEqual } from './constant-time.js'
 import type { Credential } from './credential.js'
-import type { Principal } from './principal.js'
+import type { Principal } from '../principal.js'
 import type { Verifier } from './verifier.js'
 
 /** An unscoped root: no scopes, no user id, RBAC and route gates off (reference 6.9, 5.7). */

@@ -1,6 +1,6 @@
 import type { Credential } from './credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
-import type { Principal } from './principal.js'
+import type { Principal } from '../principal.js'
 
 /** Returned by a verifier for a credential of another kind; a failure is thrown, never this. */
 export const NOT_RESPONSIBLE: unique symbol = Symbol('not-responsible')

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto'
-import { isLoopbackHost } from '../auth/jwt/remote/address-policy.js'
+import { isLoopbackHost } from './loopback-host.js'
 import type { Config } from './schema.js'
 import type { SecretSources } from './secrets.js'
 

@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { RevocationSource, RevocationSubscriber } from '../service-accounts/revocation-hub.js'
 import type { Unsubscribe } from '../service-accounts/store.js'
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { ForwardPlan } from '../upstream/forward-plan.js'
 

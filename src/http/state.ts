@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { Authorization } from '../policy/authorizer.js'
 import type { InboundRequest, RequestClient } from '../inbound/inbound-request.js'
 import type { ForwardPlan } from '../upstream/forward-plan.js'

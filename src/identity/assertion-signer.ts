@@ -1,6 +1,6 @@
 import { SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose'
 import { LRUCache } from 'lru-cache'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import {
   generateSigningKey,
   loadSigningKeys,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { tokenFromHeaderValue } from '../auth/extract-credential.js'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { Config } from '../config/schema.js'
 import { normalizeHeaderName } from '../upstream/upstream-headers.js'
 import { USER_ID_HEADER } from './identity-headers.js'

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { interfaceUserId, scopedUserId, type Principal } from '../auth/principal.js'
+import { interfaceUserId, scopedUserId, type Principal } from '../principal.js'
 import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
 import { GatewayError } from '../errors.js'
 import type { ForwardPlan, ResponseRewrite } from '../upstream/forward-plan.js'

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { isReservedPrincipal, type Principal } from '../auth/principal.js'
+import { isReservedPrincipal, type Principal } from '../principal.js'
 import { GatewayError } from '../errors.js'
 import { normalizeHeaderName } from '../upstream/upstream-headers.js'
 import { encodeIdHeaderValue, jsonHeaderValue } from './header-values.js'

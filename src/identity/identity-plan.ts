@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { Config } from '../config/schema.js'
 
 /** The config keys identity enforcement reads; the whole `Config` fits. */

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { BodyPins } from './body-pinning.js'
 import type { FieldPin } from './field-pin.js'
 import type { IdentityRoute } from './identity-routes.js'

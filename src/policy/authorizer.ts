@@ -1,13 +1,14 @@
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import { GatewayError } from '../errors.js'
-import { accessibleIds, satisfies, satisfiesAll, type AccessibleIds } from './grants.js'
+import type { AccessibleIds, Grants } from './grants.js'
 import { resourceContext, type ResourceContext } from './resource-context.js'
 import { routeGate, routeGateDenial } from './route-gates.js'
 import type { RouteMatch, RouteTable } from './route-table.js'
 
 export interface AuthorizerOptions {
   readonly table: RouteTable
-  readonly adminScope: string
+  /** What scopes grant, under the configured admin scope. */
+  readonly grants: Grants
   /** Portcullis-only: refuse routes that neither a rule nor a route gate covers. */
   readonly denyUnmapped: boolean
 }
@@ -63,12 +64,12 @@ function familyAndAction(scope: string): { family: string; action: string } | un
 /** Route scopes (reference 1.2–1.6), route gates (1.7) and the admin scope (1.5). */
 export class Authorizer {
   readonly #table: RouteTable
-  readonly #adminScope: string
+  readonly #grants: Grants
   readonly #denyUnmapped: boolean
 
   constructor(options: AuthorizerOptions) {
     this.#table = options.table
-    this.#adminScope = options.adminScope
+    this.#grants = options.grants
     this.#denyUnmapped = options.denyUnmapped
   }
 
@@ -97,14 +98,14 @@ export class Authorizer {
     let listed = this.#checkScopes(scopes, method, requiredScopes, context, enforcement)
     // Only the REST listing routes filter, and they refuse an empty set; `/a2a/agents` is no route.
     if (context !== undefined && method === 'GET' && path === `/${context.family}`) {
-      listed ??= accessibleIds(scopes, context.family, LISTING_ACTIONS, this.#adminScope)
+      listed ??= this.#grants.accessibleIds(scopes, context.family, LISTING_ACTIONS)
       if (listed !== 'all' && listed.size === 0) {
         throw insufficientScopes(requiredScopes, 'rbac.listing')
       }
     }
     if (
       gate !== undefined &&
-      !satisfies(scopes, `${gate.family}:${gate.action}`, gate, this.#adminScope)
+      !this.#grants.satisfies(scopes, `${gate.family}:${gate.action}`, gate)
     ) {
       throw new GatewayError('ACCESS_DENIED', routeGateDenial(gate), { reason: 'rbac.route_gate' })
     }
@@ -122,7 +123,7 @@ export class Authorizer {
     context: ResourceContext | undefined,
     enforcement: Enforcement,
   ): AccessibleIds | undefined {
-    if (satisfiesAll(scopes, required, context, this.#adminScope)) return undefined
+    if (this.#grants.satisfiesAll(scopes, required, context)) return undefined
     const first = familyAndAction(required[0] ?? '')
     const isListing =
       enforcement === 'lenient' &&
@@ -132,6 +133,6 @@ export class Authorizer {
       first?.family === context.family
     if (!isListing || first === undefined) throw insufficientScopes(required, 'rbac.scope')
     const actions = first.action === '' ? LISTING_ACTIONS : new Set([first.action])
-    return accessibleIds(scopes, context.family, actions, this.#adminScope)
+    return this.#grants.accessibleIds(scopes, context.family, actions)
   }
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { CacheEvictionReason, ServiceAccountMetrics } from './metrics.js'
 
 /** A verified account as cached: its principal and what a hit must re-check. */

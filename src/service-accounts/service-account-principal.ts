@@ -1,32 +1,41 @@
 import { BoundedMemo } from '../bounded-memo.js'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { ServiceAccountRecord } from './store.js'
 
-const scopeLists = new BoundedMemo<readonly string[]>(10_000)
+// Bounded: scope lists come from the store, where any account may hold its own.
+const MAX_SCOPE_LISTS = 10_000
 
 /**
- * Accounts share a handful of scope lists (the defaults, a few custom sets): each cached principal
- * refers to one shared frozen copy instead of holding its own array and strings.
+ * Builds the principals of verified tokens (reference 5.7). Accounts share a handful of scope
+ * lists (the defaults, a few custom sets): each principal refers to one shared frozen copy
+ * instead of holding its own array and strings. The table belongs to this instance (the
+ * verifier's), never to the process.
  */
-function internScopes(scopes: readonly string[]): readonly string[] {
-  const key = JSON.stringify(scopes)
-  return scopeLists.lookup(key) ?? scopeLists.remember(key, Object.freeze([...scopes]))
-}
+export class ServicePrincipals {
+  readonly #scopeLists = new BoundedMemo<readonly string[]>(MAX_SCOPE_LISTS)
 
-/** The principal of a verified token (reference 5.7): scoped, always under authorization. */
-export function servicePrincipal(record: ServiceAccountRecord, credentialHash: string): Principal {
-  return Object.freeze({
-    kind: 'service_account',
-    authenticated: true,
-    userId: `sa:${record.name}`,
-    sessionId: null,
-    scopes: internScopes(record.scopes),
-    // Token scopes are enforced in every mode, open instances included (reference 6.11).
-    authorizationEnabled: true,
-    serviceAccount: Object.freeze({ id: record.id, name: record.name }),
-    expiresAt: record.expiresAt,
-    credentialHash,
-  })
+  /** The principal of a verified token: scoped, always under authorization. */
+  of(record: ServiceAccountRecord, credentialHash: string): Principal {
+    return Object.freeze({
+      kind: 'service_account',
+      authenticated: true,
+      userId: `sa:${record.name}`,
+      sessionId: null,
+      scopes: this.#intern(record.scopes),
+      // Token scopes are enforced in every mode, open instances included (reference 6.11).
+      authorizationEnabled: true,
+      serviceAccount: Object.freeze({ id: record.id, name: record.name }),
+      expiresAt: record.expiresAt,
+      credentialHash,
+    })
+  }
+
+  #intern(scopes: readonly string[]): readonly string[] {
+    const key = JSON.stringify(scopes)
+    return (
+      this.#scopeLists.lookup(key) ?? this.#scopeLists.remember(key, Object.freeze([...scopes]))
+    )
+  }
 }
 
 /** Expired iff it has an expiry and that moment has come (reference 4: `expires_at <= now`). */

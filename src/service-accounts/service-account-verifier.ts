@@ -1,6 +1,6 @@
 import { isServiceToken, type Credential } from '../auth/credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../auth/verifier.js'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
@@ -10,7 +10,7 @@ import { FailedLookupThrottle } from './failed-lookup-throttle.js'
 import { LastUsedTracker } from './last-used-tracker.js'
 import type { ServiceAccountMetrics } from './metrics.js'
 import { ServiceAccountCache, type CachedAccount } from './service-account-cache.js'
-import { isExpired, servicePrincipal } from './service-account-principal.js'
+import { isExpired, ServicePrincipals } from './service-account-principal.js'
 import { StoreUnavailableError } from './store-errors.js'
 import type { RevocationSubscriber } from './revocation-hub.js'
 import type { ServiceAccountRecord, ServiceAccountStore } from './store.js'
@@ -52,6 +52,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   readonly #cache: ServiceAccountCache
   readonly #throttle: FailedLookupThrottle
   readonly #lastUsed: LastUsedTracker
+  readonly #principals = new ServicePrincipals()
   readonly #pendingWrites = new Set<Promise<void>>()
   // Bound once: the success counter is on every request's path.
   readonly #verifiedOk: { inc(): void } | undefined
@@ -142,7 +143,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
       this.#cache.evict(tokenHash, 'expired')
       this.#fail(client, 'expired', record.id)
     }
-    const principal = servicePrincipal(record, tokenHash)
+    const principal = this.#principals.of(record, tokenHash)
     this.#cache.set(
       tokenHash,
       { principal, accountId: record.id, expiresAt: record.expiresAt },

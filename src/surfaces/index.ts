@@ -9,6 +9,7 @@ import type { LocalEndpoint } from '../http/upgrade.js'
 import type { AcceptPort } from '../http/websocket-acceptor.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { Logger } from '../logger.js'
+import type { Grants } from '../policy/grants.js'
 import type { ServiceAccountVerifier } from '../service-accounts/service-account-verifier.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../upstream/upstream-headers.js'
@@ -26,6 +27,8 @@ export interface SurfaceDeps {
   readonly config: Config
   readonly mode: AuthModeSummary
   readonly pipeline: AuthPipeline
+  /** What scopes grant (one table of parsed scopes per config). */
+  readonly grants: Grants
   readonly enforcer: IdentityEnforcer
   readonly upstream: UpstreamClient
   readonly upstreamSockets: UpstreamWebSockets
@@ -57,7 +60,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     maxBytes: config.server.max_body_bytes,
     maxDepth: config.server.max_json_depth,
   }
-  const scoping = { adminScope: config.auth.admin_scope, userIsolation: config.auth.user_isolation }
+  const scoping = { grants: deps.grants, userIsolation: config.auth.user_isolation }
   const lookup = upstreamLookup(deps.upstream, deps.headerOptions.upstreamHost)
   const mcp = mcpSurface({ settings: interfaces.mcp, open, bodyLimits, ...scoping, lookup })
   const a2a = a2aSurface({ settings: interfaces.a2a, bodyLimits, ...scoping, lookup })
@@ -67,6 +70,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     open,
     jwtConfigured: mode.jwtConfigured,
     pipeline: deps.pipeline,
+    grants: deps.grants,
     serviceAccounts: deps.serviceAccounts,
     enforcer: deps.enforcer,
     upstream: deps.upstreamSockets,

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../principal.js'
 import type { BufferedResponse } from './upstream-client.js'
 
 /** Header changes decided for one request: what of the client's goes, what the gateway sets. */

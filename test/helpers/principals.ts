@@ -1,4 +1,4 @@
-import type { Principal } from '../../src/auth/principal.js'
+import type { Principal } from '../../src/principal.js'
 
 /** A service account's principal as the verifier builds it (reference 5.7), for pure functions. */
 export function serviceAccountPrincipal(

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.js'
-import { isReservedPrincipal, type Principal } from '../principal.js'
+import { isReservedPrincipal, type Principal } from '../../principal.js'
 import { audienceMismatch, audienceMissing, reservedSubject } from './jwt-errors.js'
 import { claimSeconds } from './registered-claims.js'
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../principal.js'
+import type { Principal } from '../../principal.js'
 import { decodeJsonObject, parseCompactToken } from './compact-token.js'
 import {
   principalFromClaims,

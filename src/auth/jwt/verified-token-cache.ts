@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { Metrics } from '../../metrics.js'
-import type { Principal } from '../principal.js'
+import type { Principal } from '../../principal.js'
 
 interface Entry {
   readonly principal: Principal

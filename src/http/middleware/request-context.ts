@@ -1,5 +1,5 @@
 import type { Next } from 'koa'
-import { ANONYMOUS } from '../../auth/principal.js'
+import { ANONYMOUS } from '../../principal.js'
 import { identifyClient, readInbound, type InboundSettings } from '../../inbound/read-inbound.js'
 import { routeFamily } from '../route-label.js'
 import type { GatewayContext } from '../state.js'

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { isAdmin, type Principal } from '../../auth/principal.js'
+import { isAdmin, type Principal } from '../../principal.js'
 import { GatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
-import { satisfies } from '../../policy/grants.js'
+import type { Grants } from '../../policy/grants.js'
 import {
   DEFAULT_TOKEN_SCOPES,
   invalidScopes,
@@ -24,7 +24,8 @@ export interface ApiResponse {
 
 export interface ServiceAccountsApiDeps {
   readonly store: ServiceAccountStore
-  readonly adminScope: string
+  /** What scopes grant, under the configured admin scope. */
+  readonly grants: Grants
   readonly logger: Logger
   /** Called with the token hash of a revoked account, so this replica stops accepting it at once. */
   readonly onRevoked: (tokenHash: string) => void
@@ -55,7 +56,7 @@ export class ServiceAccountsApi {
         reason: 'service_accounts.validation',
       })
     const request = parsed.value
-    const adminScope = this.#deps.adminScope
+    const adminScope = this.#deps.grants.adminScope
     const scopes = request.scopes ?? DEFAULT_TOKEN_SCOPES
     const invalid = invalidScopes(scopes, adminScope)
     if (invalid.length > 0)
@@ -182,8 +183,9 @@ export class ServiceAccountsApi {
         reason: 'service_accounts.anonymous',
       })
     }
-    if (principal.scopes === null || isAdmin(principal, this.#deps.adminScope)) return
-    if (!satisfies(principal.scopes, scope, undefined, this.#deps.adminScope)) {
+    const grants = this.#deps.grants
+    if (principal.scopes === null || isAdmin(principal, grants.adminScope)) return
+    if (!grants.satisfies(principal.scopes, scope, undefined)) {
       throw new GatewayError(
         'ACCESS_DENIED',
         `Insufficient permissions. Required scope(s): ${scope}`,

@@ -1,10 +1,10 @@
-import { interfaceUserId, scopedUserId, type Principal } from '../../auth/principal.js'
+import { interfaceUserId, scopedUserId, type Principal } from '../../principal.js'
 import { GatewayError } from '../../errors.js'
 import { encodeIdHeaderValue } from '../../identity/header-values.js'
 import { USER_ID_HEADER } from '../../identity/identity-headers.js'
 import type { ForwardStage, StageRequest } from '../../http/stage.js'
 import { withInjectedValue, type ForwardPlan } from '../../upstream/forward-plan.js'
-import { satisfies } from '../../policy/grants.js'
+import type { Grants } from '../../policy/grants.js'
 import type { Family } from '../common/component-sessions.js'
 import type { ComponentCatalog } from './component-catalog.js'
 import { verifyTaskOwnership } from './task-ownership.js'
@@ -16,7 +16,8 @@ import type { UpstreamLookup } from '../common/upstream-lookup.js'
 export interface A2aStageDeps {
   readonly prefix: string
   readonly bodyLimits: JsonBodyLimits
-  readonly adminScope: string
+  /** What scopes grant, under the configured admin scope. */
+  readonly grants: Grants
   readonly userIsolation: boolean
   readonly catalog: ComponentCatalog
   readonly lookup: UpstreamLookup
@@ -90,7 +91,7 @@ async function planA2a(
   if (route.kind === 'dispatch') {
     await checkDispatch(request, deps, principal)
   } else if (route.operation === 'tasks:get') {
-    const scoped = scopedUserId(principal, deps.adminScope, deps.userIsolation)
+    const scoped = scopedUserId(principal, deps.grants.adminScope, deps.userIsolation)
     if (scoped !== null) {
       // A2A runs of a service account are stored under its alias; REST ones under `sa:<name>`.
       const owners = [...new Set([interfaceUserId(principal) ?? scoped, scoped])]
@@ -123,7 +124,7 @@ async function checkDispatch(
   const family = await deps.catalog.familyOf(agentId)
   if (family === undefined) return
   const context = { family, id: agentId }
-  if (!satisfies(principal.scopes ?? [], `${family}:run`, context, deps.adminScope)) {
+  if (!deps.grants.satisfies(principal.scopes ?? [], `${family}:run`, context)) {
     throw new GatewayError(
       'ACCESS_DENIED',
       `Insufficient permissions to run this ${SINGULAR[family]}`,

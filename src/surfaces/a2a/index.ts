@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.js'
 import type { ForwardStage } from '../../http/stage.js'
+import type { Grants } from '../../policy/grants.js'
 import type { JsonBodyLimits } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 import { a2aStage } from './a2a-stage.js'
@@ -9,7 +10,7 @@ import { ComponentCatalog } from './component-catalog.js'
 export function a2aSurface(deps: {
   readonly settings: Config['interfaces']['a2a']
   readonly bodyLimits: JsonBodyLimits
-  readonly adminScope: string
+  readonly grants: Grants
   readonly userIsolation: boolean
   readonly lookup: UpstreamLookup
 }): ForwardStage | undefined {
@@ -18,7 +19,7 @@ export function a2aSurface(deps: {
   return a2aStage({
     prefix: settings.prefix,
     bodyLimits: deps.bodyLimits,
-    adminScope: deps.adminScope,
+    grants: deps.grants,
     userIsolation: deps.userIsolation,
     catalog: new ComponentCatalog({ lookup, ttlMs: settings.catalog_ttl_seconds * 1000 }),
     lookup,

@@ -1,4 +1,4 @@
-import { interfaceUserId } from '../../auth/principal.js'
+import { interfaceUserId } from '../../principal.js'
 import type { ForwardStage, StageRequest } from '../../http/stage.js'
 import type { ForwardPlan } from '../../upstream/forward-plan.js'
 import { pinClientUserId } from '../common/client-user-id.js'

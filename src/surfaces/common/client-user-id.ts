@@ -1,4 +1,4 @@
-import { interfaceUserId, isReservedPrincipal, type Principal } from '../../auth/principal.js'
+import { interfaceUserId, isReservedPrincipal, type Principal } from '../../principal.js'
 import { GatewayError } from '../../errors.js'
 import type { JsonObject } from './json.js'
 

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa'
 import type { Config } from '../../config/schema.js'
 import type { ForwardStage } from '../../http/stage.js'
+import type { Grants } from '../../policy/grants.js'
 import type { GatewayState } from '../../http/state.js'
 import type { JsonBodyLimits } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
@@ -22,11 +23,11 @@ export function mcpSurface(deps: {
   /** No JWT source and no security key. */
   readonly open: boolean
   readonly bodyLimits: JsonBodyLimits
-  readonly adminScope: string
+  readonly grants: Grants
   readonly userIsolation: boolean
   readonly lookup: UpstreamLookup
 }): McpSurface {
-  const { settings, adminScope, userIsolation, lookup } = deps
+  const { settings, grants, userIsolation, lookup } = deps
   return {
     challenge:
       settings.resource_metadata_url === null
@@ -36,7 +37,7 @@ export function mcpSurface(deps: {
       path: settings.path,
       inspect: settings.enabled,
       bodyLimits: deps.bodyLimits,
-      policy: new McpToolPolicy({ adminScope, userIsolation, lookup }),
+      policy: new McpToolPolicy({ grants, userIsolation, lookup }),
       guard: new McpHostGuard({
         open: deps.open,
         allowedHosts: settings.allowed_hosts,

@@ -1,5 +1,5 @@
-import { scopedUserId, type Principal } from '../../auth/principal.js'
-import { satisfiesAll } from '../../policy/grants.js'
+import { scopedUserId, type Principal } from '../../principal.js'
+import type { Grants } from '../../policy/grants.js'
 import type { ResourceContext } from '../../policy/resource-context.js'
 import { RouteTable } from '../../policy/route-table.js'
 import { idMember, type JsonObject } from '../common/json.js'
@@ -86,12 +86,12 @@ export function toolRoute(name: string, args: JsonObject): ToolRoute | 'ambiguou
  */
 export class McpToolPolicy {
   readonly #table = RouteTable.fromConfig({ scopeMappings: null })
-  readonly #adminScope: string
+  readonly #grants: Grants
   readonly #userIsolation: boolean
   readonly #lookup: UpstreamLookup
 
-  constructor(options: { adminScope: string; userIsolation: boolean; lookup: UpstreamLookup }) {
-    this.#adminScope = options.adminScope
+  constructor(options: { grants: Grants; userIsolation: boolean; lookup: UpstreamLookup }) {
+    this.#grants = options.grants
     this.#userIsolation = options.userIsolation
     this.#lookup = options.lookup
   }
@@ -103,12 +103,12 @@ export class McpToolPolicy {
     if (principal.authorizationEnabled) {
       const required = route === undefined ? [] : this.#required(route)
       const scopes = principal.scopes ?? []
-      if (!satisfiesAll(scopes, required, route?.context, this.#adminScope)) {
+      if (!this.#grants.satisfiesAll(scopes, required, route?.context)) {
         const message = `Insufficient permissions. Required scope(s): ${required.join(', ')}`
         return { kind: 'deny', message }
       }
     }
-    const scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
+    const scoped = scopedUserId(principal, this.#grants.adminScope, this.#userIsolation)
     if (route?.lifecycle !== undefined && scoped !== null) {
       const refusal = await runOwnershipRefusal(
         this.#lookup,
@@ -130,7 +130,7 @@ export class McpToolPolicy {
     let userId: string | null = null
     if (RUN_USER_TOOLS.has(name)) userId = principal.userId
     else if (READ_USER_TOOLS.has(name))
-      userId = scopedUserId(principal, this.#adminScope, this.#userIsolation)
+      userId = scopedUserId(principal, this.#grants.adminScope, this.#userIsolation)
     if (userId === null || args['user_id'] === userId)
       return { kind: 'allow', args, changed: false }
     return { kind: 'allow', args: { ...args, user_id: userId }, changed: true }

@@ -1,7 +1,7 @@
 import { isServiceToken, type Credential } from '../../auth/credential.js'
 import type { InboundRequest } from '../../inbound/inbound-request.js'
 import type { AuthPipeline } from '../../auth/pipeline.js'
-import type { Principal } from '../../auth/principal.js'
+import type { Principal } from '../../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../../auth/verifier.js'
 import { GatewayError, toGatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'

@@ -1,5 +1,5 @@
 import type { RawData } from 'ws'
-import type { Principal } from '../../auth/principal.js'
+import type { Principal } from '../../principal.js'
 import { webSocketJwtError } from '../../auth/jwt/index.js'
 import type { GatewayError } from '../../errors.js'
 import {

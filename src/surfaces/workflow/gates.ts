@@ -1,5 +1,5 @@
-import { isAdmin, type Principal } from '../../auth/principal.js'
-import { satisfies } from '../../policy/grants.js'
+import { isAdmin, type Principal } from '../../principal.js'
+import type { Grants } from '../../policy/grants.js'
 import { errorFrame, type Frame } from './frames.js'
 import type { JsonObject } from '../common/json.js'
 
@@ -13,7 +13,8 @@ export function isRelayedAction(action: unknown): action is RelayedAction {
 export interface GateSettings {
   /** A JWT source is configured: every identity is scope-checked, whatever `authorization` says. */
   readonly jwtConfigured: boolean
-  readonly adminScope: string
+  /** What scopes grant, under the configured admin scope. */
+  readonly grants: Grants
   readonly userIsolation: boolean
 }
 
@@ -41,7 +42,7 @@ export function gateWorkflowAction(
   settings: GateSettings,
 ): GateOutcome {
   const enforced = settings.jwtConfigured || principal.kind === 'service_account'
-  const admin = isAdmin(principal, settings.adminScope)
+  const admin = isAdmin(principal, settings.grants.adminScope)
   const workflowId = message['workflow_id']
   const id = typeof workflowId === 'string' && workflowId !== '' ? workflowId : undefined
   const checked = enforced && (action !== 'reconnect' || !admin)
@@ -50,7 +51,7 @@ export function gateWorkflowAction(
   }
   const scopes = principal.scopes ?? []
   const context = { family: 'workflows', id }
-  if (checked && !satisfies(scopes, 'workflows:run', context, settings.adminScope)) {
+  if (checked && !settings.grants.satisfies(scopes, 'workflows:run', context)) {
     return { kind: 'refuse', frame: errorFrame(DENIALS[action]) }
   }
   return pinUserId(message, principal.userId, admin, settings.userIsolation)

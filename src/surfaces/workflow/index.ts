@@ -2,6 +2,7 @@ import type { AuthPipeline } from '../../auth/pipeline.js'
 import type { Config } from '../../config/schema.js'
 import type { ConnectionWatch } from '../../http/connection-watch.js'
 import type { LocalEndpoint } from '../../http/upgrade.js'
+import type { Grants } from '../../policy/grants.js'
 import type { AcceptPort } from '../../http/websocket-acceptor.js'
 import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
 import type { Logger } from '../../logger.js'
@@ -16,6 +17,7 @@ export function workflowSurface(deps: {
   readonly open: boolean
   readonly jwtConfigured: boolean
   readonly pipeline: AuthPipeline
+  readonly grants: Grants
   readonly serviceAccounts: ServiceAccountVerifier | undefined
   readonly enforcer: IdentityEnforcer
   readonly upstream: UpstreamWebSockets
@@ -38,11 +40,7 @@ export function workflowSurface(deps: {
     enforcer: deps.enforcer,
     upstream: deps.upstream,
     credentials: config.auth,
-    gates: {
-      jwtConfigured,
-      adminScope: config.auth.admin_scope,
-      userIsolation: config.auth.user_isolation,
-    },
+    gates: { jwtConfigured, grants: deps.grants, userIsolation: config.auth.user_isolation },
     requiresAuth: !open,
     watch: deps.watch,
     maxMessageBytes: settings.max_message_bytes,

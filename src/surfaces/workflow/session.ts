@@ -1,7 +1,7 @@
 import type { RawData, WebSocket } from 'ws'
 import type { Credential } from '../../auth/credential.js'
 import type { InboundRequest } from '../../inbound/inbound-request.js'
-import { ANONYMOUS, type Principal } from '../../auth/principal.js'
+import { ANONYMOUS, type Principal } from '../../principal.js'
 import { jsonNestingExceeds } from '../../http/json-depth.js'
 import { CREDENTIAL_ENDED_CLOSE_CODE, type ConnectionWatch } from '../../http/connection-watch.js'
 import type { Logger } from '../../logger.js'

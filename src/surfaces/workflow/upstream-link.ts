@@ -1,5 +1,5 @@
 import type { RawData, WebSocket } from 'ws'
-import type { Principal } from '../../auth/principal.js'
+import type { Principal } from '../../principal.js'
 import { toGatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import {

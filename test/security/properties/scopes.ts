@@ -5,11 +5,12 @@
  * claim is read as reference 6.4 says (a list's strings; a string as one scope; else nothing).
  */
 import fc from 'fast-check'
-import type { Principal } from '../../../src/auth/principal.js'
+import type { Principal } from '../../../src/principal.js'
 import { scopesFromClaim } from '../../../src/auth/jwt/jwt-claims.js'
 import { GatewayError } from '../../../src/errors.js'
 import { Authorizer, type Authorization } from '../../../src/policy/authorizer.js'
 import { RouteTable } from '../../../src/policy/route-table.js'
+import { Grants } from '../../../src/policy/grants.js'
 
 export const ADMIN = 'os:admin'
 const FAMILIES = [
@@ -98,7 +99,7 @@ const authorizers = [false, true].map(
   (denyUnmapped) =>
     new Authorizer({
       table: RouteTable.fromConfig({ scopeMappings: null }),
-      adminScope: ADMIN,
+      grants: new Grants(ADMIN),
       denyUnmapped,
     }),
 )

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { Principal } from '../../../src/auth/principal.js'
+import type { Principal } from '../../../src/principal.js'
 import {
   ADMIN,
   ANONYMOUS,

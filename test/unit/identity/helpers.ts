@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
 import busboy from 'busboy'
-import { ANONYMOUS, type Principal } from '../../../src/auth/principal.js'
+import { ANONYMOUS, type Principal } from '../../../src/principal.js'
 import { configSchema, type Config } from '../../../src/config/schema.js'
 import { GatewayError } from '../../../src/errors.js'
 import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'

@@ -13,6 +13,7 @@ import {
   principal,
   SCHEDULER_SCOPES,
 } from './helpers.js'
+import { Grants } from '../../../src/policy/grants.js'
 
 const scheduler = (authorizationEnabled: boolean) =>
   principal('scheduler', SCHEDULER_SCOPES, authorizationEnabled)
@@ -173,7 +174,7 @@ void t.test('denyUnmapped refuses routes that no rule and no gate covers', async
 void t.test('the decision carries the rule and its scope templates', async (t) => {
   const gate = new Authorizer({
     table: RouteTable.fromConfig({ scopeMappings: null }),
-    adminScope: ADMIN,
+    grants: new Grants(ADMIN),
     denyUnmapped: false,
   })
   const decision = gate.authorize(jwt('agents:a1:read'), 'GET', '/agents/a1')

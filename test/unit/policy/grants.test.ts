@@ -1,5 +1,26 @@
 import t from 'tap'
-import { accessibleIds, satisfies, satisfiesAll } from '../../../src/policy/grants.js'
+import { Grants } from '../../../src/policy/grants.js'
+import type { ResourceContext } from '../../../src/policy/resource-context.js'
+
+const satisfies = (
+  scopes: readonly string[],
+  requirement: string,
+  context: ResourceContext | undefined,
+  adminScope: string,
+): boolean => new Grants(adminScope).satisfies(scopes, requirement, context)
+const satisfiesAll = (
+  scopes: readonly string[],
+  requirements: readonly string[],
+  context: ResourceContext | undefined,
+  adminScope: string,
+): boolean => new Grants(adminScope).satisfiesAll(scopes, requirements, context)
+const accessibleIds = (
+  scopes: readonly string[],
+  family: string,
+  actions: ReadonlySet<string>,
+  adminScope: string,
+): ReturnType<Grants['accessibleIds']> =>
+  new Grants(adminScope).accessibleIds(scopes, family, actions)
 import { resourceContext } from '../../../src/policy/resource-context.js'
 import { ADMIN } from './helpers.js'
 

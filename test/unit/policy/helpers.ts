@@ -1,7 +1,8 @@
-import type { Principal, PrincipalKind } from '../../../src/auth/principal.js'
+import type { Principal, PrincipalKind } from '../../../src/principal.js'
 import { GatewayError } from '../../../src/errors.js'
 import { Authorizer, type Authorization } from '../../../src/policy/authorizer.js'
 import { RouteTable } from '../../../src/policy/route-table.js'
+import { Grants } from '../../../src/policy/grants.js'
 
 export const ADMIN = 'os:admin'
 
@@ -45,7 +46,7 @@ export function authorizer(
 ): Authorizer {
   return new Authorizer({
     table: RouteTable.fromConfig({ scopeMappings }),
-    adminScope: options.adminScope ?? ADMIN,
+    grants: new Grants(options.adminScope ?? ADMIN),
     denyUnmapped: options.denyUnmapped ?? false,
   })
 }

@@ -1,6 +1,9 @@
 import t from 'tap'
-import { servicePrincipal } from '../../../src/service-accounts/service-account-principal.js'
+import { ServicePrincipals } from '../../../src/service-accounts/service-account-principal.js'
 import type { ServiceAccountRecord } from '../../../src/service-accounts/store.js'
+
+const principals = new ServicePrincipals()
+const servicePrincipal = (record: ServiceAccountRecord, hash: string) => principals.of(record, hash)
 
 const record = (id: string, scopes: string[]): ServiceAccountRecord => ({
   id,
@@ -46,3 +49,12 @@ void t.test(
     t.equal(principal.userId, 'sa:bot-1')
   },
 )
+
+void t.test('each instance keeps its own table of shared lists', async (t) => {
+  const other = new ServicePrincipals()
+  const here = servicePrincipal(record('1', ['agents:run']), 'h1')
+  const there = other.of(record('2', ['agents:run']), 'h2')
+  t.same(here.scopes, there.scopes)
+  t.not(here.scopes, there.scopes, 'not shared between gateways in one process')
+  t.equal(other.of(record('3', ['agents:run']), 'h3').scopes, there.scopes)
+})

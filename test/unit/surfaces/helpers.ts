@@ -1,4 +1,4 @@
-import type { Principal } from '../../../src/auth/principal.js'
+import type { Principal } from '../../../src/principal.js'
 
 export {
   serviceAccountPrincipal as servicePrincipal,

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { configSchema } from '../../../src/config/schema.js'
-import { satisfiesAll } from '../../../src/policy/grants.js'
+import { Grants } from '../../../src/policy/grants.js'
 import { resourceContext } from '../../../src/policy/resource-context.js'
 import { RouteTable } from '../../../src/policy/route-table.js'
 import {
@@ -35,7 +35,7 @@ void t.test('A2A mappings of reference 1.9', async (t) => {
 /** Whether `scopes` pass the route as the authorizer checks it. */
 function allowed(table: RouteTable, scopes: string[], method: string, path: string): boolean {
   const required = table.match(method, path)?.scopes ?? []
-  return satisfiesAll(scopes, required, resourceContext(path), ADMIN)
+  return new Grants(ADMIN).satisfiesAll(scopes, required, resourceContext(path))
 }
 
 void t.test('per-resource grants on /a2a and "", global ones on a custom prefix', async (t) => {

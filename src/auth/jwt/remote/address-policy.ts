@@ -47,14 +47,6 @@ export function isNonPublicAddress(address: string): boolean {
   return NON_PUBLIC.check(address, family === 6 ? 'ipv6' : 'ipv4')
 }
 
-/** `localhost`, `*.localhost`, 127.0.0.0/8 and ::1: where plain http cannot be intercepted. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  if (host === 'localhost' || host.endsWith('.localhost')) return true
-  if (isIP(host) === 4) return host.startsWith('127.')
-  return isIP(host) === 6 && (host === '::1' || /^::ffff:127\./.test(host))
-}
-
 /** A URL hostname as an IP literal (brackets removed), or undefined for a name. */
 export function ipLiteral(hostname: string): string | undefined {
   const host = hostname.replace(/^\[|\]$/g, '')

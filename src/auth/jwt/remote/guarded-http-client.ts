@@ -3,10 +3,10 @@ import { Agent, request } from 'undici'
 import {
   BlockedAddressError,
   ipLiteral,
-  isLoopbackHost,
   isNonPublicAddress,
   publicOnlyLookup,
 } from './address-policy.js'
+import { isLoopbackHost } from '../../../config/loopback-host.js'
 import { KeyFetchError } from './fetch-errors.js'
 import { providerLifetime } from './freshness.js'
 

@@ -1,5 +1,5 @@
 import { JwtVerifier, type JwtVerifierDependencies } from '../../../../src/auth/jwt/jwt-verifier.js'
-import type { Principal } from '../../../../src/auth/principal.js'
+import type { Principal } from '../../../../src/principal.js'
 import { NOT_RESPONSIBLE } from '../../../../src/auth/verifier.js'
 import { Metrics } from '../../../../src/metrics.js'
 import { fixtures, signJwt } from '../../../helpers/jwt.js'

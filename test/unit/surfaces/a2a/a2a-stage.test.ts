@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ANONYMOUS } from '../../../../src/auth/principal.js'
+import { ANONYMOUS } from '../../../../src/principal.js'
 import { GatewayError } from '../../../../src/errors.js'
 import { a2aRoute } from '../../../../src/surfaces/a2a/a2a-stage.js'
 import { ComponentCatalog } from '../../../../src/surfaces/a2a/component-catalog.js'

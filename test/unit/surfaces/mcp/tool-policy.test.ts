@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ANONYMOUS } from '../../../../src/auth/principal.js'
+import { ANONYMOUS } from '../../../../src/principal.js'
 import {
   AMBIGUOUS_TARGET,
   McpToolPolicy,
@@ -7,6 +7,7 @@ import {
 } from '../../../../src/surfaces/mcp/tool-policy.js'
 import type { UpstreamLookup } from '../../../../src/surfaces/common/upstream-lookup.js'
 import { ADMIN, jwtPrincipal, SECURITY_KEY, servicePrincipal } from '../helpers.js'
+import { Grants } from '../../../../src/policy/grants.js'
 
 // Sessions the lookup knows: s1 of u1 holds run r1 of agent a1.
 const lookup: UpstreamLookup = async (path) => {
@@ -18,8 +19,8 @@ const lookup: UpstreamLookup = async (path) => {
   }
   return { status: 200, value: { session_id: 's1', user_id: 'u1', agent_id: 'a1' } }
 }
-const policy = new McpToolPolicy({ adminScope: ADMIN, userIsolation: false, lookup })
-const isolated = new McpToolPolicy({ adminScope: ADMIN, userIsolation: true, lookup })
+const policy = new McpToolPolicy({ grants: new Grants(ADMIN), userIsolation: false, lookup })
+const isolated = new McpToolPolicy({ grants: new Grants(ADMIN), userIsolation: true, lookup })
 const denied = (scopes: string) => ({
   kind: 'deny',
   message: `Insufficient permissions. Required scope(s): ${scopes}`,

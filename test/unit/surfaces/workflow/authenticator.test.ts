@@ -1,10 +1,11 @@
 import t from 'tap'
+import { Grants } from '../../../../src/policy/grants.js'
 import type { Credential } from '../../../../src/auth/credential.js'
 import { ExcludedRoutes } from '../../../../src/auth/excluded-routes.js'
 import { inboundRequest } from '../../../helpers/inbound.js'
 import type { InboundRequest } from '../../../../src/inbound/inbound-request.js'
 import { AuthPipeline } from '../../../../src/auth/pipeline.js'
-import { ANONYMOUS, type Principal } from '../../../../src/auth/principal.js'
+import { ANONYMOUS, type Principal } from '../../../../src/principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../../../../src/auth/verifier.js'
 import { Authorizer } from '../../../../src/policy/authorizer.js'
 import { RouteTable } from '../../../../src/policy/route-table.js'
@@ -49,7 +50,7 @@ function openAuthenticator(verifier: Verifier): WorkflowAuthenticator {
     excluded: new ExcludedRoutes([]),
     authorizer: new Authorizer({
       table: RouteTable.fromConfig({ scopeMappings: null }),
-      adminScope: ADMIN,
+      grants: new Grants(ADMIN),
       denyUnmapped: false,
     }),
     serviceAccounts: verifier,
@@ -98,7 +99,7 @@ void t.test(
       excluded: new ExcludedRoutes([]),
       authorizer: new Authorizer({
         table: RouteTable.fromConfig({ scopeMappings: null }),
-        adminScope: ADMIN,
+        grants: new Grants(ADMIN),
         denyUnmapped: false,
       }),
       serviceAccounts,

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ANONYMOUS } from '../../../../src/auth/principal.js'
+import { ANONYMOUS } from '../../../../src/principal.js'
 import { GatewayError } from '../../../../src/errors.js'
 import {
   invalidTokenError,

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { ANONYMOUS } from '../../../../src/auth/principal.js'
+import { Grants } from '../../../../src/policy/grants.js'
+import { ANONYMOUS } from '../../../../src/principal.js'
 import {
   gateWorkflowAction,
   isRelayedAction,
@@ -8,8 +9,16 @@ import {
 } from '../../../../src/surfaces/workflow/gates.js'
 import { ADMIN, jwtPrincipal, SECURITY_KEY, servicePrincipal } from '../helpers.js'
 
-const JWT_MODE: GateSettings = { jwtConfigured: true, adminScope: ADMIN, userIsolation: false }
-const KEY_MODE: GateSettings = { jwtConfigured: false, adminScope: ADMIN, userIsolation: false }
+const JWT_MODE: GateSettings = {
+  jwtConfigured: true,
+  grants: new Grants(ADMIN),
+  userIsolation: false,
+}
+const KEY_MODE: GateSettings = {
+  jwtConfigured: false,
+  grants: new Grants(ADMIN),
+  userIsolation: false,
+}
 const ISOLATED: GateSettings = { ...JWT_MODE, userIsolation: true }
 
 void t.test('only the three workflow actions are relayed', async (t) => {

@@ -6,7 +6,7 @@ import type {
   KeySetLocation,
 } from '../../../../../src/auth/jwt/remote/key-set-fetcher.js'
 import type { Timers } from '../../../../../src/auth/jwt/remote/timers.js'
-import type { Principal } from '../../../../../src/auth/principal.js'
+import type { Principal } from '../../../../../src/principal.js'
 import { Metrics } from '../../../../../src/metrics.js'
 import { fixtures, publicJwk, signJwt } from '../../../../helpers/jwt.js'
 import type { LogCapture } from '../../../../helpers/log-capture.js'

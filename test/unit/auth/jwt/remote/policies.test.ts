@@ -1,9 +1,6 @@
 import t from 'tap'
-import {
-  ipLiteral,
-  isLoopbackHost,
-  isNonPublicAddress,
-} from '../../../../../src/auth/jwt/remote/address-policy.js'
+import { isLoopbackHost } from '../../../../../src/config/loopback-host.js'
+import { ipLiteral, isNonPublicAddress } from '../../../../../src/auth/jwt/remote/address-policy.js'
 import {
   boundedLifetime,
   providerLifetime,
