@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { Config } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
@@ -6,10 +5,10 @@ import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only
 import { AccessLog } from './access-log.js'
 import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
-import { normalizeAddress } from './inbound/client-address.js'
 import { InFlight } from './http/in-flight.js'
-import type { ReadinessCheck } from './http/readiness.js'
-import { closeServer, createProxyServer, listenOrExplain } from './http/servers.js'
+import { observeRefusal } from './http/middleware/observe.js'
+import { readinessChecks } from './http/readiness-checks.js'
+import { closeServer, createProxyServer, listenerUrl, listenOrExplain } from './http/servers.js'
 import { UpstreamClient } from './upstream/upstream-client.js'
 import { WebSocketAdmission } from './http/websocket-limits.js'
 import { createLogger, type Logger } from './logger.js'
@@ -57,9 +56,6 @@ export interface Gateway {
   /** Graceful: stop accepting, let in-flight requests finish (bounded), close WebSockets, release. */
   stop(): Promise<void>
 }
-
-/** The method label of a request the parser refused before reading its method. */
-const UNPARSED_METHOD = 'UNKNOWN'
 
 /**
  * The composition root: the only place that creates the gateway's parts and wires them together.
@@ -113,48 +109,19 @@ export async function createGateway(
   const proxyServer = createProxyServer(
     config.server,
     (req, res) => current.handleRequest(req, res),
-    (refusal) => {
-      // Refused by the parser before any middleware: counted and logged like any answer.
-      metrics.countRequest(UNPARSED_METHOD, 'invalid', refusal.status, 0)
-      if (current.config.logging.access_log) {
-        shared.accessLog.write({
-          req_id: randomUUID(),
-          method: UNPARSED_METHOD,
-          path: '',
-          status: refusal.status,
-          duration_ms: 0,
-          client: normalizeAddress(refusal.peer),
-          route: 'invalid',
-          reason: refusal.reason,
-        })
-      }
-    },
+    observeRefusal({
+      metrics,
+      accessLog: () => (current.config.logging.access_log ? shared.accessLog : undefined),
+    }),
   )
   proxyServer.on('upgrade', (req, socket, head: Buffer) => current.handleUpgrade(req, socket, head))
 
   let accepting = true
-  const readiness: ReadinessCheck[] = [
-    {
-      name: 'upstream',
-      check: async () => {
-        const host = new URL(config.upstream.url).host
-        await upstream.fetch(
-          { method: 'GET', path: '/health', headers: ['host', host], body: null },
-          65_536,
-        )
-      },
-    },
-  ]
-  const store = serviceAccounts?.store
-  if (store !== undefined) readiness.push({ name: 'store', check: () => store.ping() })
-  readiness.push({
-    name: 'jwks',
-    applies: () => current.jwt?.remoteKeySetHealth() !== undefined,
-    check: async () => {
-      const health = current.jwt?.remoteKeySetHealth()
-      if (health !== undefined && !health.ready) throw new Error(health.detail)
-      return health?.detail
-    },
+  const readiness = readinessChecks({
+    upstream,
+    upstreamHost: new URL(config.upstream.url).host,
+    store: serviceAccounts?.store,
+    jwks: () => current.jwt?.remoteKeySetHealth(),
   })
   const documents = new Map<string, () => unknown>([
     ['/.well-known/jwks.json', () => current.signer?.jwks() ?? { keys: [] }],
@@ -193,10 +160,6 @@ export async function createGateway(
         await closeServer(proxyServer)
         throw error
       }
-      const host =
-        config.server.host === '0.0.0.0' || config.server.host === '::'
-          ? '127.0.0.1'
-          : config.server.host
       logger.info(
         {
           port,
@@ -206,12 +169,10 @@ export async function createGateway(
         },
         'portcullis listening',
       )
-      // An IPv6 literal needs brackets in a URL.
-      const authority = host.includes(':') ? `[${host}]` : host
       return {
-        url: `http://${authority}:${port}`,
+        url: listenerUrl(config.server.host, port),
         port,
-        adminUrl: `http://${authority}:${adminPort}`,
+        adminUrl: listenerUrl(config.server.host, adminPort),
         adminPort,
       }
     },

@@ -110,3 +110,10 @@ export async function closeServer(server: Server): Promise<void> {
   if (!server.listening) return
   await new Promise<void>((resolve) => server.close(() => resolve()))
 }
+
+/** The URL a client on this machine reaches a listener at (a wildcard address means loopback). */
+export function listenerUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+  // An IPv6 literal needs brackets in a URL.
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`
+}

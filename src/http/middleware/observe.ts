@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import type { Socket } from 'node:net'
 import type { Next } from 'koa'
 import type { AccessLog } from '../../access-log.js'
+import { normalizeAddress } from '../../inbound/client-address.js'
 import type { Metrics } from '../../metrics.js'
+import type { ParserRefusal } from '../servers.js'
 import type { InFlight } from '../in-flight.js'
 import type { GatewayContext } from '../state.js'
 
@@ -66,5 +69,32 @@ function outcome(
   return {
     status: res.headersSent ? status : cut ? 503 : CLIENT_CLOSED_REQUEST,
     reason: cut ? 'shutdown.cut' : 'client.gone',
+  }
+}
+
+/** The method label of a request the parser refused before reading its method. */
+const UNPARSED_METHOD = 'UNKNOWN'
+
+/**
+ * A request Node's parser refused before any middleware ran is counted and logged like any
+ * answer: `method="UNKNOWN"`, `route="invalid"`, an empty path and the parser's reason.
+ */
+export function observeRefusal(deps: {
+  metrics: Metrics
+  /** The access log, when `logging.access_log` of the config in force is on. */
+  accessLog: () => AccessLog | undefined
+}): (refusal: ParserRefusal) => void {
+  return (refusal) => {
+    deps.metrics.countRequest(UNPARSED_METHOD, 'invalid', refusal.status, 0)
+    deps.accessLog()?.write({
+      req_id: randomUUID(),
+      method: UNPARSED_METHOD,
+      path: '',
+      status: refusal.status,
+      duration_ms: 0,
+      client: normalizeAddress(refusal.peer),
+      route: 'invalid',
+      reason: refusal.reason,
+    })
   }
 }

@@ -1,0 +1,43 @@
+import type { RemoteJwksHealth } from '../auth/jwt/remote/remote-jwks.js'
+import type { ServiceAccountStore } from '../service-accounts/store.js'
+import type { UpstreamClient } from '../upstream/upstream-client.js'
+import type { ReadinessCheck } from './readiness.js'
+
+const UPSTREAM_PROBE_LIMIT = 65_536
+
+/**
+ * What `/readyz` checks: the upstream answers `GET /health`, the service-account store answers a
+ * ping (when service accounts are on), and a remote key set, when the config in force has one,
+ * has keys (a stale one is a ready detail).
+ */
+export function readinessChecks(deps: {
+  readonly upstream: UpstreamClient
+  readonly upstreamHost: string
+  readonly store: ServiceAccountStore | undefined
+  /** The remote key set's health under the config in force; undefined when it has none. */
+  readonly jwks: () => RemoteJwksHealth | undefined
+}): ReadinessCheck[] {
+  const { upstream, upstreamHost, store, jwks } = deps
+  const checks: ReadinessCheck[] = [
+    {
+      name: 'upstream',
+      check: async () => {
+        await upstream.fetch(
+          { method: 'GET', path: '/health', headers: ['host', upstreamHost], body: null },
+          UPSTREAM_PROBE_LIMIT,
+        )
+      },
+    },
+  ]
+  if (store !== undefined) checks.push({ name: 'store', check: () => store.ping() })
+  checks.push({
+    name: 'jwks',
+    applies: () => jwks() !== undefined,
+    check: async () => {
+      const health = jwks()
+      if (health !== undefined && !health.ready) throw new Error(health.detail)
+      return health?.detail
+    },
+  })
+  return checks
+}
