@@ -1,0 +1,120 @@
+/**
+ * WebSocket credentials without sockets: `bearer, <token>` among the offered subprotocols, and
+ * the gate that decides an upgrade as the pipeline decides an HTTP request.
+ */
+import type { IncomingMessage } from 'node:http'
+import { Readable } from 'node:stream'
+import t from 'tap'
+import type { Credential } from '../../../src/auth/credential.js'
+import type { AuthDecision, AuthPipeline } from '../../../src/auth/pipeline.js'
+import { GatewayError } from '../../../src/errors.js'
+import {
+  BEARER_SUBPROTOCOL,
+  createUpgradeGate,
+  subprotocolCredential,
+} from '../../../src/http/upgrade-gate.js'
+import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
+import { inboundRequest } from '../../helpers/inbound.js'
+import { serviceAccountPrincipal } from '../../helpers/principals.js'
+import { authConfig } from '../auth/helpers.js'
+import { testConfig } from '../identity/helpers.js'
+
+void t.test('bearer and the token after it are the credential, and leave the list', async (t) => {
+  t.same(subprotocolCredential(['graphql-ws', 'bearer', 'tok', 'v2']), {
+    credential: { token: 'tok', source: 'subprotocol' },
+    protocols: ['graphql-ws', 'v2'],
+  })
+  t.same(subprotocolCredential(['graphql-ws']), {
+    credential: undefined,
+    protocols: ['graphql-ws'],
+  })
+  t.same(
+    subprotocolCredential(['v1', 'bearer']),
+    { credential: undefined, protocols: ['v1', 'bearer'] },
+    'bearer last, with no token: no credential, offered as is',
+  )
+  t.same(subprotocolCredential([]), { credential: undefined, protocols: [] })
+  t.equal(BEARER_SUBPROTOCOL, 'bearer')
+})
+
+void t.test('two bearer entries are refused, as two credential headers are', async (t) => {
+  const twice = (() => {
+    try {
+      subprotocolCredential(['bearer', 'a', 'bearer', 'b'])
+    } catch (error) {
+      return error
+    }
+    return undefined
+  })()
+  t.match(twice, { status: 400, reason: 'credential.duplicate_subprotocol' })
+  t.throws(() => void subprotocolCredential(['bearer', 'bearer']), /Multiple credentials/)
+})
+
+/** A pipeline that records the credential it was given and decides for a service account. */
+function recordingPipeline() {
+  const given: (Credential | null | undefined)[] = []
+  const principal = serviceAccountPrincipal('ci', ['agents:run'])
+  const pipeline = {
+    async decide(_request: unknown, credential?: Credential | null): Promise<AuthDecision> {
+      given.push(credential)
+      if (credential?.token === 'bad') {
+        throw new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: 'jwt.invalid' })
+      }
+      return { principal, authorization: undefined, public: false }
+    },
+  } as unknown as AuthPipeline
+  return { pipeline, given, principal }
+}
+
+const enforcer = new IdentityEnforcer(testConfig({}), 'jwt')
+const req = Readable.from([]) as unknown as IncomingMessage
+const upgrade = (rawHeaders: string[]) =>
+  inboundRequest({ path: '/agents/a1/ws', transport: 'websocket', rawHeaders })
+
+void t.test(
+  'the gate: header first, else the subprotocol; the pair never goes upstream',
+  async (t) => {
+    const { pipeline, given, principal } = recordingPipeline()
+    const gate = createUpgradeGate({ pipeline, enforcer, credentials: authConfig() })
+
+    const fromSubprotocol = await gate(upgrade(['Sec-WebSocket-Protocol', 'bearer, tok, v1']), req)
+    t.same(given.pop(), { token: 'tok', source: 'subprotocol' })
+    t.same(fromSubprotocol.protocols, ['v1'], 'the client offers v1 only, upstream')
+    t.equal(fromSubprotocol.fallbackProtocol, 'bearer', 'answered when the upstream picks none')
+    t.equal(fromSubprotocol.plan.endsWith, principal, 'the connection ends with this credential')
+
+    const fromHeader = await gate(
+      upgrade(['Authorization', 'Bearer hdr', 'Sec-WebSocket-Protocol', 'bearer, tok']),
+      req,
+    )
+    t.same(given.pop(), { token: 'hdr', source: 'header' }, 'the header wins')
+    t.same(fromHeader.protocols, [], 'the unused token is not passed on either')
+    t.equal(fromHeader.fallbackProtocol, 'bearer')
+
+    const none = await gate(upgrade(['Sec-WebSocket-Protocol', 'v1']), req)
+    t.equal(given.pop(), null, 'no credential at all: the pipeline is told so')
+    t.same(none.protocols, ['v1'])
+    t.equal(none.fallbackProtocol, undefined)
+  },
+)
+
+void t.test('the gate refuses what the pipeline refuses, before any plan', async (t) => {
+  const { pipeline } = recordingPipeline()
+  const gate = createUpgradeGate({ pipeline, enforcer, credentials: authConfig() })
+  const refusal = async (rawHeaders: string[]): Promise<unknown> => {
+    try {
+      await gate(upgrade(rawHeaders), req)
+    } catch (error) {
+      return error
+    }
+    return undefined
+  }
+  t.match(await refusal(['Sec-WebSocket-Protocol', 'bearer, bad']), {
+    status: 401,
+    reason: 'jwt.invalid',
+  })
+  t.match(await refusal(['Sec-WebSocket-Protocol', 'bearer, a, bearer, b']), { status: 400 })
+  t.match(await refusal(['Authorization', 'Bearer a', 'authorization', 'Bearer b']), {
+    reason: 'credential.duplicate_header',
+  })
+})
