@@ -2,7 +2,7 @@
 export type PrincipalKind = 'jwt' | 'service_account' | 'scheduler' | 'security_key' | 'anonymous'
 
 /**
- * The verified identity of a request: AgentOS's `request.state` (reference 5.7), built by a
+ * The verified identity of a request: AgentOS's `request.state` (AUTH-1), built by a
  * verifier and never mutated afterwards. A cached principal is shared between requests, so every
  * field is read-only.
  */
@@ -46,7 +46,7 @@ export const ANONYMOUS: Principal = Object.freeze({
  */
 export const INTERFACE_ALIAS_PREFIX = '__portcullis__:'
 
-/** AgentOS's reserved principals: service accounts, OAuth clients, the scheduler (6.3). */
+/** AgentOS's reserved principals: service accounts, OAuth clients, the scheduler (JWT-10). */
 function isAgentOsReserved(userId: string): boolean {
   return userId.startsWith('sa:') || userId.startsWith('__oauth__:') || userId === '__scheduler__'
 }
@@ -67,13 +67,13 @@ export function interfaceUserId(principal: Principal): string | null {
     : userId
 }
 
-/** Admin is exact membership of the configured admin scope (reference 1.5). */
+/** Admin is exact membership of the configured admin scope (RBAC-1). */
 export function isAdmin(principal: Principal, adminScope: string): boolean {
   return principal.scopes?.includes(adminScope) === true
 }
 
 /**
- * The user id to force onto data access, or null for "unscoped" (reference 7.1): admins are never
+ * The user id to force onto data access, or null for "unscoped" (ISO-1): admins are never
  * scoped; service accounts always are; JWT callers only under `user_isolation`.
  */
 export function scopedUserId(

@@ -7,7 +7,7 @@ export interface Credential {
 
 export const SERVICE_TOKEN_PREFIX = 'svc_pat_'
 
-/** Service-account tokens are recognized by their prefix alone, before any other check (reference 5.1). */
+/** Service-account tokens are recognized by their prefix alone, before any other check (PAT-1). */
 export function isServiceToken(token: string): boolean {
   return token.startsWith(SERVICE_TOKEN_PREFIX)
 }

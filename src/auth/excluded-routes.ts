@@ -1,4 +1,4 @@
-/** AgentOS's routes that bypass all authentication (reference 6.6). */
+/** AgentOS's routes that bypass all authentication (AUTH-4). */
 export const DEFAULT_EXCLUDED_ROUTES: readonly string[] = [
   '/',
   '/health',

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors.js'
 import type { Credential } from './credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 
-/** The `auth:` keys that decide where a credential is read (reference 6.5, spec 5.4). */
+/** The `auth:` keys that decide where a credential is read (AUTH-2). */
 export type CredentialSettings = Pick<
   Config['auth'],
   'token_source' | 'token_header_key' | 'cookie_name'
@@ -48,7 +48,7 @@ export function tokenFromHeaderValue(value: string): string {
   return value.trim()
 }
 
-/** The 401 detail for a request without a credential in JWT mode (reference 6.3). */
+/** The 401 detail for a request without a credential in JWT mode (JWT-9). */
 export function missingJwtText(settings: CredentialSettings): string {
   switch (settings.token_source) {
     case 'header':
@@ -60,7 +60,7 @@ export function missingJwtText(settings: CredentialSettings): string {
   }
 }
 
-/** The 401 detail for a request without a credential in security-key mode (reference 6.9). */
+/** The 401 detail for a request without a credential in security-key mode (AUTH-6). */
 export const SECURITY_KEY_MISSING_TEXT = 'Authorization header required'
 
 /** The 401 for a missing credential, in the wording of the mode the gateway runs in. */

@@ -57,7 +57,7 @@ function credentialOf(reason: string): string {
 
 const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this AgentOS instance'
 
-/** Why these verifiers cannot implement the configured mode (rule 8), or undefined. */
+/** Why these verifiers cannot implement the configured mode (CONF-1), or undefined. */
 function credentialSourceProblem(deps: AuthPipelineDeps): string | undefined {
   const { mode } = deps
   if (mode.authorizationEnabled && deps.jwt === undefined) {
@@ -76,7 +76,7 @@ function credentialSourceProblem(deps: AuthPipelineDeps): string | undefined {
 }
 
 /**
- * Authentication in AgentOS's dispatch order (reference 6.7), then authorization. HTTP requests and
+ * Authentication in AgentOS's dispatch order (AUTH-3), then authorization. HTTP requests and
  * WebSocket upgrades both come through here.
  */
 export class AuthPipeline {
@@ -84,8 +84,8 @@ export class AuthPipeline {
   readonly #open: boolean
 
   /**
-   * Refuses (a plain Error, before anything listens) a set of verifiers that specification 5.2
-   * rule 8 forbids. The config loader reports these too; this keeps a config built in code, which
+   * Refuses (a plain Error, before anything listens) a set of verifiers that CONF-1
+   * forbids. The config loader reports these too; this keeps a config built in code, which
    * never went through it, from running open by accident.
    */
   constructor(deps: AuthPipelineDeps) {
@@ -93,7 +93,7 @@ export class AuthPipeline {
     if (problem !== undefined) throw new Error(problem)
     this.#deps = deps
     // Open: no JWT source and no security key. Anonymous requests pass; only service-account
-    // tokens are looked at, and an unverifiable one is ignored (reference 5.6).
+    // tokens are looked at, and an unverifiable one is ignored (PAT-6).
     this.#open = deps.mode.mode === 'none'
   }
 

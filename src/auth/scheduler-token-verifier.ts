@@ -7,7 +7,7 @@ import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
 
 export const SCHEDULER_USER_ID = '__scheduler__'
 
-/** Exactly AgentOS's list (reference 6.10). */
+/** Exactly AgentOS's list (AUTH-7). */
 export const SCHEDULER_SCOPES: readonly string[] = Object.freeze([
   'agents:read',
   'agents:run',
@@ -34,7 +34,7 @@ type SchedulerSettings = Pick<
 >
 
 /**
- * The internal scheduler token (reference 6.10). Responsible only for a credential equal to the
+ * The internal scheduler token (AUTH-7). Responsible only for a credential equal to the
  * configured token; without one configured it is never responsible. Its scopes are enforced only
  * when JWT authorization is on, as in AgentOS.
  */

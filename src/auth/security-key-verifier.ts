@@ -5,7 +5,7 @@ import type { Credential } from './credential.js'
 import type { Principal } from '../principal.js'
 import type { Verifier } from './verifier.js'
 
-/** An unscoped root: no scopes, no user id, RBAC and route gates off (reference 6.9, 5.7). */
+/** An unscoped root: no scopes, no user id, RBAC and route gates off (AUTH-6, AUTH-1). */
 const SECURITY_KEY_PRINCIPAL: Principal = Object.freeze({
   kind: 'security_key',
   authenticated: true,
@@ -17,7 +17,7 @@ const SECURITY_KEY_PRINCIPAL: Principal = Object.freeze({
 })
 
 /**
- * The static OS security key (reference 6.9). The pipeline uses it only when no JWT source is
+ * The static OS security key (AUTH-6). The pipeline uses it only when no JWT source is
  * configured and routes service-account and scheduler tokens elsewhere first; this verifier only
  * compares, so every other credential, JWTs included, is a 401.
  */

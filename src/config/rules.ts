@@ -5,7 +5,7 @@ import type { Config, RawConfig } from './schema.js'
 import type { SecretSources } from './secrets.js'
 
 /**
- * Rules that span several keys (specification 5.2 rule 8 and AgentOS's constructor checks).
+ * Rules that span several keys (CONF-1 and AgentOS's constructor checks).
  * Returns every violated rule, each prefixed with the key it concerns.
  */
 export function checkConfigRules(raw: RawConfig, config: Config, sources: SecretSources): string[] {

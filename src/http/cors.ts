@@ -1,5 +1,5 @@
 /**
- * CORS headers that AgentOS's auth middleware puts on its own error replies (reference 6.8): only
+ * CORS headers that AgentOS's auth middleware puts on its own error replies (AUTH-5): only
  * for an allowed Origin (an empty list allows all), never for a disallowed one.
  */
 export function corsErrorHeaders(

@@ -31,7 +31,7 @@ export interface PinnedBody {
 const NOTHING: PinnedBody = { observed: new Map() }
 
 /**
- * Applies the pins to a request body as the upstream will parse it (reference 7.2). Reads a body
+ * Applies the pins to a request body as the upstream will parse it (ISO-2). Reads a body
  * only when something may change or must be inspected; other bodies stream through untouched.
  */
 export async function pinBody(

@@ -20,7 +20,7 @@ const USER_ONLY: readonly string[] = [USER_ID]
 const NOTHING_OBSERVED: readonly string[] = []
 
 /**
- * Makes the open upstream see the verified identity and nothing else (reference 7): identity
+ * Makes the open upstream see the verified identity and nothing else (ISO-1 to ISO-3): identity
  * headers, `user_id` pinned in the query, forms and JSON bodies, the ownership gate of scoped run
  * actions, listing filters and the `/info` auth mode. Framework-free; called once per request, it
  * returns the first forward plan. A request that changes nothing but headers gets a plan built

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js'
 import { normalizeHeaderName } from '../upstream/upstream-headers.js'
 import { encodeIdHeaderValue, jsonHeaderValue } from './header-values.js'
 
-/** AgentOS A2A reads the caller's user id from this header (reference 7.2). */
+/** AgentOS A2A reads the caller's user id from this header (ISO-2). */
 export const USER_ID_HEADER = 'x-user-id'
 
 export type InjectedHeaders = readonly (readonly [string, string])[]

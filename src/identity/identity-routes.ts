@@ -1,5 +1,5 @@
 /**
- * The routes on which AgentOS handlers read or gate identity (reference 7.2, 7.3, 1.6). Matched on
+ * The routes on which AgentOS handlers read or gate identity (ISO-2, ISO-3, RBAC-2). Matched on
  * the canonical path, which is case-sensitive like AgentOS's router.
  */
 export type IdentityRoute =
@@ -65,7 +65,7 @@ function classifyComponentPost(path: string): IdentityRoute {
   return 'other'
 }
 
-/** The 403 text for a scoped caller naming another user on a learnings route (reference 7.2). */
+/** The 403 text for a scoped caller naming another user on a learnings route (ISO-3). */
 export function learningsDenial(method: string, path: string): string {
   if (method === 'DELETE') return 'Cannot delete learnings for another user'
   if (method === 'GET' || method === 'HEAD') {

@@ -42,7 +42,7 @@ function withJsonBody(response: BufferedResponse, value: unknown): BufferedRespo
 }
 
 /**
- * `GET /agents|/teams|/workflows` (reference 1.6): keeps the items whose `id` the caller may see.
+ * `GET /agents|/teams|/workflows` (RBAC-2): keeps the items whose `id` the caller may see.
  * The request goes without Accept-Encoding; a compressed listing could not be filtered, so it is
  * refused rather than passed whole.
  */

@@ -13,7 +13,7 @@ function pin(name: string, value: string, always: boolean): FieldPin {
 }
 
 /**
- * Query `user_id`: scoped callers everywhere (every read of reference 7.2 takes it from the
+ * Query `user_id`: scoped callers everywhere (every read of ISO-2 takes it from the
  * query, and it is harmless elsewhere); on fork, every caller with a user id. A service account
  * may name its interface alias instead, to read what it ran over A2A or AG-UI (A2A-3).
  */
@@ -32,7 +32,7 @@ export function queryPinsFor(
 }
 
 /**
- * Which body fields change on this route for this caller (reference 7.2 and 6.4): run routes
+ * Which body fields change on this route for this caller (ISO-2, JWT-10): run routes
  * take the caller's own id (admins included) and the JWT `session_id` claim; `POST /sessions`
  * the caller's id; memories and learnings writes the scoped id even when absent; elsewhere a
  * scoped caller's `user_id` is replaced where present. Undefined: the body is not read at all.

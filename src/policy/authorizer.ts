@@ -22,16 +22,16 @@ export interface Authorization {
   readonly requiredScopes: readonly string[]
 }
 
-/** `lenient` has the listing fallback of reference 1.6; `strict` (the scheduler) has not. */
+/** `lenient` has the listing fallback of RBAC-2; `strict` (the scheduler) has not. */
 type Enforcement = 'none' | 'lenient' | 'strict'
 
 const NO_SCOPES: readonly string[] = Object.freeze([])
-// Without a cached set, AgentOS's listing routes count both actions (reference 1.6, route part).
+// Without a cached set, AgentOS's listing routes count both actions (RBAC-2).
 const LISTING_ACTIONS: ReadonlySet<string> = new Set(['read', 'run'])
 // No AgentOS text exists for this Portcullis-only switch; it names no scope because none applies.
 export const UNMAPPED_ROUTE_DENIAL = 'Insufficient permissions. No scope mapping covers this route'
 
-/** Reference 6.11: who has route scopes and route gates enforced. */
+/** AUTH-8: who has route scopes and route gates enforced. */
 function enforcementFor(principal: Principal): Enforcement {
   switch (principal.kind) {
     case 'service_account':
@@ -61,7 +61,7 @@ function familyAndAction(scope: string): { family: string; action: string } | un
   return { family: scope.slice(0, first), action: scope.slice(scope.lastIndexOf(':') + 1) }
 }
 
-/** Route scopes (reference 1.2–1.6), route gates (1.7) and the admin scope (1.5). */
+/** Route scopes (ROUTE-2, SCOPE-3, SCOPE-4, RBAC-1, RBAC-2), route gates (RBAC-3) and the admin scope (RBAC-1). */
 export class Authorizer {
   readonly #table: RouteTable
   readonly #grants: Grants
@@ -114,7 +114,7 @@ export class Authorizer {
 
   /**
    * The mapping check. A failed GET on an id-less path of the family the first requirement names
-   * is let through with the ids the caller holds for that requirement's action (reference 1.6).
+   * is let through with the ids the caller holds for that requirement's action (RBAC-2).
    */
   #checkScopes(
     scopes: readonly string[],

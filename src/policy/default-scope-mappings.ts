@@ -7,7 +7,7 @@ export type DefaultScopeMapping = readonly [
   scopes: readonly string[],
 ]
 
-/** AgentOS 2.9.0's default route → scope table (reference 1.1): all 103 entries, in its order. */
+/** AgentOS 2.9.0's default route → scope table (ROUTE-1): all 103 entries, in its order. */
 export const DEFAULT_SCOPE_MAPPINGS: readonly DefaultScopeMapping[] = [
   ['GET', '/config', ['config:read']],
   ['GET', '/models', ['config:read']],

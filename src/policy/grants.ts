@@ -10,7 +10,7 @@ export type AccessibleIds = ReadonlySet<string> | 'all'
 const MAX_PARSED_SCOPES = 4_096
 
 /**
- * What a caller's scopes grant under one admin scope (reference 1.3–1.6). Callers present the
+ * What a caller's scopes grant under one admin scope (SCOPE-3, SCOPE-4, RBAC-1, RBAC-2). Callers present the
  * same few scope strings on every request, so each is parsed once; the table belongs to this
  * instance (one per config), never to the process.
  */
@@ -22,7 +22,7 @@ export class Grants {
     this.adminScope = adminScope
   }
 
-  /** Whether the caller's scopes satisfy one required scope template on a path (reference 1.3). */
+  /** Whether the caller's scopes satisfy one required scope template on a path (SCOPE-3). */
   satisfies(
     callerScopes: readonly string[],
     requirement: string,
@@ -72,7 +72,7 @@ export class Grants {
   /**
    * The requirement as AgentOS checks it on this path: with a resource id in the path, a 2-part
    * `X:action` becomes `<path family>:<id>:action` whatever X was (a quirk kept on purpose,
-   * reference 1.3); a 3-part requirement is used verbatim.
+   * SCOPE-3); a 3-part requirement is used verbatim.
    */
   #effectiveRequirement(requirement: string, context: ResourceContext | undefined): ParsedScope {
     const parts = requirement.split(':')

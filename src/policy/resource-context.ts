@@ -15,7 +15,7 @@ export function isResourceFamily(segment: string | undefined): segment is Resour
 }
 
 /**
- * Reference 1.3's anchored rule: the first segment, or the second after a literal `a2a`, must be
+ * SCOPE-3's anchored rule: the first segment, or the second after a literal `a2a`, must be
  * exactly a family; the id is the next segment. `/knowledge/content/agents-x`, `/agentsfoo` and
  * `/traces/agents-run-1` have no context.
  */

@@ -1,6 +1,6 @@
 import { isResourceFamily, type ResourceFamily } from './resource-context.js'
 
-/** A route-level `require_resource_access` check (reference 1.7). */
+/** A route-level `require_resource_access` check (RBAC-3). */
 export interface RouteGate {
   readonly family: ResourceFamily
   readonly id: string

@@ -1,7 +1,7 @@
 import type { ParsedScope } from './scope.js'
 
 /**
- * Whether one held scope satisfies one required scope (reference 1.3): admin covers everything,
+ * Whether one held scope satisfies one required scope (SCOPE-3): admin covers everything,
  * unknown shapes never match, the family (already unaliased) and the action must be equal strings
  * (`*` is not an action wildcard). A requirement naming an id is covered by a global, a wildcard
  * or the same id; a global requirement only by a global or a wildcard.

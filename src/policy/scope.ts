@@ -1,6 +1,6 @@
 import { scopeCovers } from './scope-match.js'
 
-/** A scope string as AgentOS's `parse_scope` reads it (reference 2.1). */
+/** A scope string as AgentOS's `parse_scope` reads it (SCOPE-1). */
 export type ParsedScope =
   | { readonly kind: 'admin' }
   | { readonly kind: 'global'; readonly resource: string; readonly action: string }
@@ -25,7 +25,7 @@ const LEGACY_RESOURCE_ALIASES: ReadonlyMap<string, string> = new Map([['system',
 /** AgentOS's own admin scope: privileged at mint even when another admin scope is configured. */
 export const AGENTOS_ADMIN_SCOPE = 'agent_os:admin'
 
-/** Scopes a new token gets when the mint request has no `scopes` (reference 2.4), in this order. */
+/** Scopes a new token gets when the mint request has no `scopes` (MINT-3), in this order. */
 export const DEFAULT_TOKEN_SCOPES: readonly string[] = Object.freeze([
   'agents:run',
   'teams:run',
@@ -55,7 +55,7 @@ export function parseScope(scope: string, adminScope: string): ParsedScope {
   return { kind: 'unknown' }
 }
 
-/** AgentOS's display split; the admin scope is deliberately not special-cased (reference 2.1). */
+/** AgentOS's display split; the admin scope is deliberately not special-cased (SCOPE-1). */
 export function splitScope(scope: string): ScopeParts {
   const parts = scope.split(':')
   const [first = '', ...rest] = parts
@@ -65,12 +65,12 @@ export function splitScope(scope: string): ScopeParts {
   return { namespace, sub_namespace: rest.length === 0 ? null : rest.join(':'), permission }
 }
 
-/** Requested scopes that are not admin, global or per-resource, in request order (2.2). */
+/** Requested scopes that are not admin, global or per-resource, in request order (SCOPE-1). */
 export function invalidScopes(scopes: readonly string[], adminScope: string): string[] {
   return scopes.filter((scope) => parseScope(scope, adminScope).kind === 'unknown')
 }
 
-/** Requested scopes that need `allow_privileged_scopes`, in request order (reference 2.3). */
+/** Requested scopes that need `allow_privileged_scopes`, in request order (MINT-2). */
 export function privilegedScopes(scopes: readonly string[], adminScope: string): string[] {
   return scopes.filter((scope) => {
     if (scope === AGENTOS_ADMIN_SCOPE) return true
@@ -90,7 +90,7 @@ export function privilegedScopes(scopes: readonly string[], adminScope: string):
 }
 
 /**
- * The subset rule (reference 2.5): requested scopes the caller does not hold, in request order.
+ * The subset rule (MINT-4): requested scopes the caller does not hold, in request order.
  * An admin caller holds everything; only an admin caller holds the admin scope.
  */
 export function ungrantableScopes(

@@ -1,7 +1,7 @@
 import type { SqlRow } from './sql-client.js'
 import type { ServiceAccountRecord } from './store.js'
 
-/** The columns every account query selects, in the order of reference section 4. */
+/** The columns every account query selects, in the order of TOKEN-1. */
 export const ACCOUNT_COLUMNS =
   'id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, last_used_at, revoked_at, created_by'
 

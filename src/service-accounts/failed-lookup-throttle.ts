@@ -8,7 +8,7 @@ export interface FailedLookupThrottleOptions {
 }
 
 /**
- * Sliding-window count of failed verifications per client key (reference 5.4). A key with
+ * Sliding-window count of failed verifications per client key (PAT-4). A key with
  * `maxFailures` failures inside the window is limited; failures refused while limited are not
  * recorded, so the window drains `windowSeconds` after the failures that filled it. Times are
  * monotonic milliseconds.

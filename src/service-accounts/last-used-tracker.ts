@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache'
 
 /**
  * Decides when to write `last_used_at`: at most once per interval per account in this process
- * (reference 5.8), so a busy token costs one write a minute, not one per request.
+ * (PAT-7), so a busy token costs one write a minute, not one per request.
  */
 export class LastUsedTracker {
   readonly #intervalMs: number

@@ -26,7 +26,7 @@ export interface ServiceAccountCacheOptions {
 
 /**
  * Verified accounts by token hash. The key is the SHA-256 of the token: the token itself never
- * reaches the cache. An entry is fresh while its age is at most the TTL (reference 5.3).
+ * reaches the cache. An entry is fresh while its age is at most the TTL (PAT-3).
  */
 export class ServiceAccountCache {
   readonly #ttlMs: number

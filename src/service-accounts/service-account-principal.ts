@@ -6,7 +6,7 @@ import type { ServiceAccountRecord } from './store.js'
 const MAX_SCOPE_LISTS = 10_000
 
 /**
- * Builds the principals of verified tokens (reference 5.7). Accounts share a handful of scope
+ * Builds the principals of verified tokens (AUTH-1). Accounts share a handful of scope
  * lists (the defaults, a few custom sets): each principal refers to one shared frozen copy
  * instead of holding its own array and strings. The table belongs to this instance (the
  * verifier's), never to the process.
@@ -22,7 +22,7 @@ export class ServicePrincipals {
       userId: `sa:${record.name}`,
       sessionId: null,
       scopes: this.#intern(record.scopes),
-      // Token scopes are enforced in every mode, open instances included (reference 6.11).
+      // Token scopes are enforced in every mode, open instances included (AUTH-8).
       authorizationEnabled: true,
       serviceAccount: Object.freeze({ id: record.id, name: record.name }),
       expiresAt: record.expiresAt,
@@ -38,7 +38,7 @@ export class ServicePrincipals {
   }
 }
 
-/** Expired iff it has an expiry and that moment has come (reference 4: `expires_at <= now`). */
+/** Expired iff it has an expiry and that moment has come (TOKEN-1: `expires_at <= now`). */
 export function isExpired(expiresAt: number | null, nowMs: number): boolean {
   return expiresAt !== null && expiresAt * 1000 <= nowMs
 }

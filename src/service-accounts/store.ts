@@ -16,7 +16,7 @@ export interface NewServiceAccount {
   readonly createdBy: string | null
 }
 
-/** A stored account (reference section 4). Only `lastUsedAt` and `revokedAt` ever change. */
+/** A stored account (TOKEN-1). Only `lastUsedAt` and `revokedAt` ever change. */
 export interface ServiceAccountRecord extends NewServiceAccount {
   readonly lastUsedAt: number | null
   readonly revokedAt: number | null

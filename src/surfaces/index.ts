@@ -51,7 +51,7 @@ export interface Surfaces {
   readonly localEndpoints: ReadonlyMap<string, LocalEndpoint>
 }
 
-/** The protocol surfaces beyond REST (reference 8), wired from the config. */
+/** The protocol surfaces beyond REST (MCP-6, A2A-5, AGUI-1, WS-1), wired from the config. */
 export function createSurfaces(deps: SurfaceDeps): Surfaces {
   const { config, mode } = deps
   const interfaces = config.interfaces

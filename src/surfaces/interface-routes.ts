@@ -5,7 +5,7 @@ export type InterfacesConfig = Config['interfaces']
 
 type Action = 'read' | 'run'
 
-// Reference 1.9: the A2A routes per family, below `{prefix}/{family}/{id}`.
+// ROUTE-4: the A2A routes per family, below `{prefix}/{family}/{id}`.
 const A2A_FAMILY_ROUTES: readonly (readonly [string, string, Action])[] = [
   ['GET', '.well-known/agent-card.json', 'read'],
   ['POST', 'v1/message:send', 'run'],

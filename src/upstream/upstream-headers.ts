@@ -4,7 +4,7 @@ import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
 /**
  * Headers a client may use to make a backend believe a different path than the one we authorized
- * (attack class 10). Never forwarded, from anyone; matched after normalization, so every case and
+ * (test/security/10-forwarded-path-headers.test.ts). Never forwarded, from anyone; matched after normalization, so every case and
  * `_` spelling of these names is dropped too.
  */
 export const FORWARDED_PATH_HEADERS: readonly string[] = [

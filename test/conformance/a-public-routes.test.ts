@@ -1,4 +1,4 @@
-/** Reference 11 part A: public routes, normalisation, preflight, CORS (J unless noted). */
+/** Checklist part A: public routes, normalisation, preflight, CORS (J unless noted). */
 import t from 'tap'
 import { startRuntime } from '../helpers/runtime.js'
 import {
@@ -26,7 +26,7 @@ const CORS_HEADERS = [
   'access-control-expose-headers',
 ]
 
-void t.test('A.1 GET /health without a credential → 200 {"status":"ok",…}', async (t) => {
+void t.test('AUTH-4 GET /health without a credential → 200 {"status":"ok",…}', async (t) => {
   const reply = await J.call('GET', '/health')
   forwarded(t, reply, 200, '/health')
   t.match(reply.body, { status: 'ok' })
@@ -34,7 +34,7 @@ void t.test('A.1 GET /health without a credential → 200 {"status":"ok",…}', 
 })
 
 void t.test(
-  'A.2 GET /info without a credential: auth_mode jwt (J), security_key (S), none (O)',
+  'INFO-1 GET /info without a credential: auth_mode jwt (J), security_key (S), none (O)',
   async (t) => {
     for (const [fixture, mode] of [
       [J, 'jwt'],
@@ -48,13 +48,13 @@ void t.test(
   },
 )
 
-void t.test('A.3 GET /, /docs, /redoc, /openapi.json without a credential → 200', async (t) => {
+void t.test('AUTH-4 GET /, /docs, /redoc, /openapi.json without a credential → 200', async (t) => {
   for (const path of ['/', '/docs', '/redoc', '/openapi.json']) {
     forwarded(t, await J.call('GET', path), 200, path)
   }
 })
 
-void t.test('A.4 GET /health/ → 200, the body of /health, no redirect', async (t) => {
+void t.test('PATH-1 GET /health/ → 200, the body of /health, no redirect', async (t) => {
   const plain = await J.call('GET', '/health')
   const slashed = await J.call('GET', '/health/')
   t.equal(slashed.status, 200)
@@ -63,7 +63,7 @@ void t.test('A.4 GET /health/ → 200, the body of /health, no redirect', async 
   t.equal(slashed.upstream?.path, '/health', 'the canonical path is what was forwarded')
 })
 
-void t.test('A.5 GET /agents/ with JWT(agents:read) → 200, the list of /agents', async (t) => {
+void t.test('PATH-1 GET /agents/ with JWT(agents:read) → 200, the list of /agents', async (t) => {
   const token = await jwt(['agents:read'])
   const slashed = await J.call('GET', '/agents/', { token })
   forwarded(t, slashed, 200, '/agents')
@@ -72,7 +72,7 @@ void t.test('A.5 GET /agents/ with JWT(agents:read) → 200, the list of /agents
 })
 
 void t.test(
-  'A.6 OPTIONS /agents preflight without a credential → not 401: forwarded, so the answer is the upstream CORS layer’s (the demo runtime has none and says 405)',
+  'AUTH-4 OPTIONS /agents preflight without a credential → not 401: forwarded, so the answer is the upstream CORS layer’s (the demo runtime has none and says 405)',
   async (t) => {
     const reply = await J.call('OPTIONS', '/agents', {
       headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'GET' },
@@ -85,7 +85,7 @@ void t.test(
 )
 
 void t.test(
-  'A.7 GET /agents without a credential, Origin http://localhost:3000 → 401 with the five CORS headers',
+  'AUTH-5 GET /agents without a credential, Origin http://localhost:3000 → 401 with the five CORS headers',
   async (t) => {
     const reply = await J.call('GET', '/agents', { headers: { origin: 'http://localhost:3000' } })
     refused(t, reply, 401, 'Authorization header missing')
@@ -96,17 +96,20 @@ void t.test(
   },
 )
 
-void t.test('A.8 the same with Origin http://evil.com → 401 without any CORS header', async (t) => {
-  const reply = await J.call('GET', '/agents', { headers: { origin: 'http://evil.com' } })
-  refused(t, reply, 401, 'Authorization header missing')
-  t.same(
-    Object.keys(reply.headers).filter((name) => name.startsWith('access-control-')),
-    [],
-  )
-})
+void t.test(
+  'AUTH-5 the same with Origin http://evil.com → 401 without any CORS header',
+  async (t) => {
+    const reply = await J.call('GET', '/agents', { headers: { origin: 'http://evil.com' } })
+    refused(t, reply, 401, 'Authorization header missing')
+    t.same(
+      Object.keys(reply.headers).filter((name) => name.startsWith('access-control-')),
+      [],
+    )
+  },
+)
 
 void t.test(
-  'A.9 GET /Agents (wrong case) with JWT([]) → 404 Not Found from the upstream (no mapping)',
+  'ROUTE-2 GET /Agents (wrong case) with JWT([]) → 404 Not Found from the upstream (no mapping)',
   async (t) => {
     const reply = await J.call('GET', '/Agents', { token: await jwt([]) })
     forwarded(t, reply, 404, '/Agents')

@@ -1,5 +1,5 @@
 /**
- * Reference 11 part B, lines 27–43: audience, JWKS and static keys, token sources, `validate: false`.
+ * Checklist part B, lines 27–43: audience, JWKS and static keys, token sources, `validate: false`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -49,7 +49,7 @@ function jwksFile(name: string, keys: Record<string, unknown>[]): string {
 const rsaConfig = (auth: Record<string, unknown>) =>
   jConfig({ verification_keys: null, algorithm: 'RS256', ...auth })
 
-void t.test(`B.27 JA: no aud → 401 "${AUDIENCE_MISSING}"`, async (t) => {
+void t.test(`JWT-12 JA: no aud → 401 "${AUDIENCE_MISSING}"`, async (t) => {
   refused(
     t,
     await JA.call('GET', '/agents', { token: await jwt(['agents:read']) }),
@@ -58,7 +58,7 @@ void t.test(`B.27 JA: no aud → 401 "${AUDIENCE_MISSING}"`, async (t) => {
   )
 })
 
-void t.test(`B.28 JA: aud "other" → 401 "${AUDIENCE_MISMATCH}"`, async (t) => {
+void t.test(`JWT-12 JA: aud "other" → 401 "${AUDIENCE_MISMATCH}"`, async (t) => {
   refused(
     t,
     await JA.call('GET', '/agents', { token: await withAud('other') }),
@@ -67,13 +67,13 @@ void t.test(`B.28 JA: aud "other" → 401 "${AUDIENCE_MISMATCH}"`, async (t) => 
   )
 })
 
-void t.test('B.29 JA: aud "os-1" → 200; aud ["x","os-1"] → 200', async (t) => {
+void t.test('JWT-12 JA: aud "os-1" → 200; aud ["x","os-1"] → 200', async (t) => {
   forwarded(t, await JA.call('GET', '/agents', { token: await withAud('os-1') }), 200)
   forwarded(t, await JA.call('GET', '/agents', { token: await withAud(['x', 'os-1']) }), 200)
 })
 
 void t.test(
-  'B.30 audience "explicit-aud": aud "os-1" → 401 mismatch; "explicit-aud" → 200',
+  'JWT-12 audience "explicit-aud": aud "os-1" → 401 mismatch; "explicit-aud" → 200',
   async (t) => {
     const gw = await stack(t, runtime, jConfig({ verify_audience: true, audience: 'explicit-aud' }))
     refused(
@@ -87,7 +87,7 @@ void t.test(
 )
 
 void t.test(
-  'B.31 audience [aud-1, aud-2]: ["aud-1","other"] → 200; ["w1","w2"] → 401',
+  'JWT-12 audience [aud-1, aud-2]: ["aud-1","other"] → 200; ["w1","w2"] → 401',
   async (t) => {
     const gw = await stack(
       t,
@@ -104,7 +104,7 @@ void t.test(
   },
 )
 
-void t.test('B.32 verify_audience off (J): any aud, or none → 200', async (t) => {
+void t.test('JWT-12 verify_audience off (J): any aud, or none → 200', async (t) => {
   const J = await stack(t, runtime, jConfig())
   for (const token of [await withAud('other'), await withAud(['w1']), await jwt(['agents:read'])]) {
     forwarded(t, await J.call('GET', '/agents', { token }), 200)
@@ -112,7 +112,7 @@ void t.test('B.32 verify_audience off (J): any aud, or none → 200', async (t) 
 })
 
 void t.test(
-  'B.33 audience_claim custom_aud, verify on, claim missing → 401 naming "custom_aud"',
+  'JWT-12 audience_claim custom_aud, verify on, claim missing → 401 naming "custom_aud"',
   async (t) => {
     const gw = await stack(
       t,
@@ -132,7 +132,7 @@ void t.test(
 )
 
 void t.test(
-  'B.34 JWKS (RS256, kid test-key-1 plus a kid-less key): right kid → 200; unknown kid → 401; no kid → the kid-less key, 200; right kid, wrong signer → 401',
+  'JWT-8 JWKS (RS256, kid test-key-1 plus a kid-less key): right kid → 200; unknown kid → 401; no kid → the kid-less key, 200; right kid, wrong signer → 401',
   async (t) => {
     const gw = await stack(t, runtime, rsaConfig({ jwks_file: fixtures.jwksPath }))
     const ok = await gw.call('GET', '/agents', { token: await rs256('rsa', 'test-key-1') })
@@ -155,12 +155,12 @@ void t.test(
   },
 )
 
-void t.test('B.35 JWKS plus an HS256 static key: HS256 token without kid → 200', async (t) => {
+void t.test('JWT-8 JWKS plus an HS256 static key: HS256 token without kid → 200', async (t) => {
   const gw = await stack(t, runtime, jConfig({ jwks_file: fixtures.jwksPath }))
   forwarded(t, await gw.call('GET', '/agents', { token: await jwt(['agents:read']) }), 200)
 })
 
-void t.test('B.36 JWT_JWKS_FILE is used without jwks_file; jwks_file wins over it', async (t) => {
+void t.test('JWT-7 JWT_JWKS_FILE is used without jwks_file; jwks_file wins over it', async (t) => {
   const fromFile = jwksFile('file.json', [publicJwk(fixtures.rsaPublicPem(), { kid: 'file-key' })])
   const fromEnv = jwksFile('env.json', [publicJwk(fixtures.rsa2PublicPem(), { kid: 'env-key' })])
   const envOnly = await stack(t, runtime, rsaConfig({}), { JWT_JWKS_FILE: fromEnv })
@@ -174,7 +174,7 @@ void t.test('B.36 JWT_JWKS_FILE is used without jwks_file; jwks_file wins over i
 })
 
 void t.test(
-  `B.37 token_source cookie, cookie_name jwt_token: none → 401; valid cookie → 200`,
+  `AUTH-2 token_source cookie, cookie_name jwt_token: none → 401; valid cookie → 200`,
   async (t) => {
     const gw = await stack(
       t,
@@ -192,7 +192,7 @@ void t.test(
 )
 
 void t.test(
-  'B.38 token_source both, cookie jwt_cookie: header wins; cookie alone works; neither → 401',
+  'AUTH-2 token_source both, cookie jwt_cookie: header wins; cookie alone works; neither → 401',
   async (t) => {
     const gw = await stack(t, runtime, jConfig({ token_source: 'both', cookie_name: 'jwt_cookie' }))
     const header = await jwt(['agents:read'], { sub: 'from-header' })
@@ -211,7 +211,7 @@ void t.test(
 )
 
 void t.test(
-  'B.39 token_header_key X-Auth-Token: that header → 200; Authorization alone → 401',
+  'AUTH-2 token_header_key X-Auth-Token: that header → 200; Authorization alone → 401',
   async (t) => {
     const gw = await stack(t, runtime, jConfig({ token_header_key: 'X-Auth-Token' }))
     const token = await jwt(['agents:read'])
@@ -226,7 +226,7 @@ const unverified = (auth: Record<string, unknown> = {}) =>
   jConfig({ verification_keys: null, validate: false, authorization: null, ...auth })
 
 void t.test(
-  'B.40 validate false: no token → 401; a token signed with any secret → 200',
+  'JWT-11 validate false: no token → 401; a token signed with any secret → 200',
   async (t) => {
     const gw = await stack(t, runtime, unverified())
     refused(t, await gw.call('GET', '/agents'), 401, 'Authorization header missing')
@@ -236,7 +236,7 @@ void t.test(
 )
 
 void t.test(
-  'B.41 validate false, authorization on: "Bearer not-a-jwt" → 403 on GET /memories; an unmapped route passes unauthenticated',
+  'JWT-11 validate false, authorization on: "Bearer not-a-jwt" → 403 on GET /memories; an unmapped route passes unauthenticated',
   async (t) => {
     const gw = await stack(t, runtime, unverified({ authorization: true }))
     const mapped = await gw.call('GET', '/memories', { token: 'not-a-jwt' })
@@ -251,7 +251,7 @@ void t.test(
   },
 )
 
-void t.test('B.42 validate false: an expired or HS512-signed token → accepted', async (t) => {
+void t.test('JWT-11 validate false: an expired or HS512-signed token → accepted', async (t) => {
   const gw = await stack(t, runtime, unverified())
   forwarded(
     t,
@@ -262,7 +262,7 @@ void t.test('B.42 validate false: an expired or HS512-signed token → accepted'
 })
 
 void t.test(
-  'B.43 (verifier layer: no token reaches this through the gateway, keys are checked at start) a non-JOSE failure while decoding → 401 "Error decoding token: <Portcullis reason>"',
+  'JWT-9 (verifier layer: no token reaches this through the gateway, keys are checked at start) a non-JOSE failure while decoding → 401 "Error decoding token: <Portcullis reason>"',
   async (t) => {
     const auth = testConfig(jConfig()).auth
     const verifier = await JwtVerifier.create(auth, {

@@ -1,4 +1,4 @@
-/** Reference 11 part B, lines 10–26: credential extraction and JWT validation (J unless noted). */
+/** Checklist part B, lines 10–26: credential extraction and JWT validation (J unless noted). */
 import { createHmac } from 'node:crypto'
 import t from 'tap'
 import { base64url } from '../helpers/jwt.js'
@@ -24,55 +24,55 @@ const withAuthorization = (value: string): CallOptions => ({ headers: { authoriz
 const readToken = () => jwt(['agents:read'])
 
 void t.test(
-  'B.10 GET /agents without Authorization → 401 "Authorization header missing"',
+  'AUTH-2 GET /agents without Authorization → 401 "Authorization header missing"',
   async (t) => {
     refused(t, await agents({}), 401, 'Authorization header missing')
   },
 )
 
-void t.test('B.11 Bearer abc → 401 "Invalid token: Not enough segments"', async (t) => {
+void t.test('JWT-9 Bearer abc → 401 "Invalid token: Not enough segments"', async (t) => {
   refused(t, await agents({ token: 'abc' }), 401, 'Invalid token: Not enough segments')
 })
 
 void t.test(
-  'B.12 "Bearer" with nothing after → 401 "Invalid token: Not enough segments"',
+  'JWT-9 "Bearer" with nothing after → 401 "Invalid token: Not enough segments"',
   async (t) => {
     const reply = await agents(withAuthorization('Bearer'))
     refused(t, reply, 401, 'Invalid token: Not enough segments')
   },
 )
 
-void t.test('B.13 Authorization: <jwt> without a scheme, JWT(agents:read) → 200', async (t) => {
+void t.test('AUTH-2 Authorization: <jwt> without a scheme, JWT(agents:read) → 200', async (t) => {
   const reply = await agents(withAuthorization(await readToken()))
   forwarded(t, reply, 200, '/agents')
   t.same(ids(reply.body), ['a1', 'a2'])
   t.equal(upstreamHeader(reply, 'x-auth-user-id'), 'alice')
 })
 
-void t.test('B.14 Authorization: bearer <jwt> (lower case) → 200', async (t) => {
+void t.test('AUTH-2 Authorization: bearer <jwt> (lower case) → 200', async (t) => {
   forwarded(t, await agents(withAuthorization(`bearer ${await readToken()}`)), 200, '/agents')
 })
 
 void t.test(
-  'B.15 Authorization: Bearer<jwt> (no space) → 401; the whole value is the token, so its header is not JSON (Portcullis short reason)',
+  'AUTH-2 Authorization: Bearer<jwt> (no space) → 401; the whole value is the token, so its header is not JSON (Portcullis short reason)',
   async (t) => {
     const reply = await agents(withAuthorization(`Bearer${await readToken()}`))
     refused(t, reply, 401, 'Invalid token: Invalid header string: must be a json object')
   },
 )
 
-void t.test('B.16 exp = now − 1 h → 401 "Token has expired"', async (t) => {
+void t.test('JWT-9 exp = now − 1 h → 401 "Token has expired"', async (t) => {
   const token = await jwt(['agents:read'], { exp: now() - 3600 })
   refused(t, await agents({ token }), 401, 'Token has expired')
 })
 
-void t.test('B.17 exp = now − 5 s → 200 (10 s leeway)', async (t) => {
+void t.test('JWT-9 exp = now − 5 s → 200 (10 s leeway)', async (t) => {
   const token = await jwt(['agents:read'], { exp: now() - 5 })
   forwarded(t, await agents({ token }), 200, '/agents')
 })
 
 void t.test(
-  'B.18 signed with another key → 401 "Invalid token: Signature verification failed"',
+  'JWT-9 signed with another key → 401 "Invalid token: Signature verification failed"',
   async (t) => {
     const token = await jwt(['agents:read'], { key: 'a-different-secret-of-32-bytes!!' })
     refused(t, await agents({ token }), 401, 'Invalid token: Signature verification failed')
@@ -80,7 +80,7 @@ void t.test(
 )
 
 void t.test(
-  'B.19 HS512 token with HS256 configured → 401 "Invalid token: The specified alg value is not allowed"',
+  'JWT-9 HS512 token with HS256 configured → 401 "Invalid token: The specified alg value is not allowed"',
   async (t) => {
     const token = await jwt(['agents:read'], { alg: 'HS512' })
     refused(
@@ -92,35 +92,35 @@ void t.test(
   },
 )
 
-void t.test('B.20 no exp claim, scopes [agents:read] → 200', async (t) => {
+void t.test('JWT-9 no exp claim, scopes [agents:read] → 200', async (t) => {
   const token = await jwt(['agents:read'], { exp: null })
   forwarded(t, await agents({ token }), 200, '/agents')
 })
 
 void t.test(
-  'B.21 nbf = now + 1 h → 401 "Invalid token: The token is not yet valid (nbf)"',
+  'JWT-9 nbf = now + 1 h → 401 "Invalid token: The token is not yet valid (nbf)"',
   async (t) => {
     const token = await jwt(['agents:read'], { claims: { nbf: now() + 3600 } })
     refused(t, await agents({ token }), 401, 'Invalid token: The token is not yet valid (nbf)')
   },
 )
 
-void t.test('B.22 JWT(ADMIN, sub="sa:x") → 401 "Invalid token subject"', async (t) => {
+void t.test('JWT-10 JWT(ADMIN, sub="sa:x") → 401 "Invalid token subject"', async (t) => {
   const token = await jwt([ADMIN], { sub: 'sa:x' })
   refused(t, await agents({ token }), 401, 'Invalid token subject')
 })
 
-void t.test('B.23 JWT(ADMIN, sub="__scheduler__") → 401 "Invalid token subject"', async (t) => {
+void t.test('JWT-10 JWT(ADMIN, sub="__scheduler__") → 401 "Invalid token subject"', async (t) => {
   const token = await jwt([ADMIN], { sub: '__scheduler__' })
   refused(t, await agents({ token }), 401, 'Invalid token subject')
 })
 
-void t.test('B.24 JWT(ADMIN, sub="__oauth__:c") → 401 "Invalid token subject"', async (t) => {
+void t.test('JWT-10 JWT(ADMIN, sub="__oauth__:c") → 401 "Invalid token subject"', async (t) => {
   const token = await jwt([ADMIN], { sub: '__oauth__:c' })
   refused(t, await agents({ token }), 401, 'Invalid token subject')
 })
 
-void t.test('B.25 no sub, scopes [agents:read] → 200, forwarded without a user id', async (t) => {
+void t.test('JWT-10 no sub, scopes [agents:read] → 200, forwarded without a user id', async (t) => {
   const reply = await agents({ token: await jwt(['agents:read'], { sub: null }) })
   forwarded(t, reply, 200, '/agents')
   t.equal(upstreamHeader(reply, 'x-auth-kind'), 'jwt')
@@ -129,7 +129,7 @@ void t.test('B.25 no sub, scopes [agents:read] → 200, forwarded without a user
 })
 
 void t.test(
-  'B.26 the security key presented while JWT is configured (key also set) → 401 "Invalid token: Not enough segments"',
+  'AUTH-3 the security key presented while JWT is configured (key also set) → 401 "Invalid token: Not enough segments"',
   async (t) => {
     const both = await stack(t, runtime, jConfig({ security_key: 'root-key' }))
     const reply = await both.call('GET', '/agents', { token: 'root-key' })

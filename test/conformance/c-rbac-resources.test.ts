@@ -1,4 +1,4 @@
-/** Reference 11 part C, lines 44–58: RBAC on JWTs for listings, reads and runs (J). */
+/** Checklist part C, lines 44–58: RBAC on JWTs for listings, reads and runs (J). */
 import t, { type Test } from 'tap'
 import { startRuntime } from '../helpers/runtime.js'
 import { ADMIN, forwarded, ids, ip, jConfig, jwt, refused, stack } from './fixtures.js'
@@ -10,37 +10,37 @@ const get = async (path: string, scopes: unknown) =>
 const run = async (path: string, scopes: unknown) =>
   J.call('POST', path, { token: await jwt(scopes), form: { message: 'hi', stream: 'false' } })
 
-void t.test('C.44 GET /agents JWT(agents:read) → 200, every agent', async (t) => {
+void t.test('RBAC-2 GET /agents JWT(agents:read) → 200, every agent', async (t) => {
   const reply = await get('/agents', ['agents:read'])
   forwarded(t, reply, 200, '/agents')
   t.same(ids(reply.body), ['a1', 'a2'])
 })
 
-void t.test('C.45 GET /agents JWT(sessions:read) → 403ip(agents:read)', async (t) => {
+void t.test('RBAC-2 GET /agents JWT(sessions:read) → 403ip(agents:read)', async (t) => {
   refused(t, await get('/agents', ['sessions:read']), 403, ip('agents:read'))
 })
 
-void t.test('C.46 GET /agents JWT(teams:read) → 403ip(agents:read)', async (t) => {
+void t.test('RBAC-2 GET /agents JWT(teams:read) → 403ip(agents:read)', async (t) => {
   refused(t, await get('/agents', ['teams:read']), 403, ip('agents:read'))
 })
 
-void t.test(`C.47 JWT(${ADMIN}): GET /agents → all; POST /agents/a1/runs → 200`, async (t) => {
+void t.test(`RBAC-1 JWT(${ADMIN}): GET /agents → all; POST /agents/a1/runs → 200`, async (t) => {
   const listing = await get('/agents', [ADMIN])
   forwarded(t, listing, 200)
   t.same(ids(listing.body), ['a1', 'a2'])
   const reply = await run('/agents/a1/runs', [ADMIN])
   forwarded(t, reply, 200, '/agents/a1/runs')
-  t.same(reply.upstream?.form?.user_id, ['alice'], "the run is the admin's own (reference 7.2)")
+  t.same(reply.upstream?.form?.user_id, ['alice'], "the run is the admin's own (ISO-2)")
 })
 
-void t.test('C.48 GET /agents JWT(agents:*:read) → 200, every agent', async (t) => {
+void t.test('RBAC-2 GET /agents JWT(agents:*:read) → 200, every agent', async (t) => {
   const reply = await get('/agents', ['agents:*:read'])
   forwarded(t, reply, 200)
   t.same(ids(reply.body), ['a1', 'a2'])
 })
 
 void t.test(
-  'C.49 GET /agents JWT(agents:a1:read) → 200 [a1], filtered by the gateway',
+  'RBAC-2 GET /agents JWT(agents:a1:read) → 200 [a1], filtered by the gateway',
   async (t) => {
     const reply = await get('/agents', ['agents:a1:read'])
     forwarded(t, reply, 200)
@@ -48,14 +48,14 @@ void t.test(
   },
 )
 
-void t.test('C.50 GET /agents JWT(agents:a1:read, agents:a2:read) → 200 [a1, a2]', async (t) => {
+void t.test('RBAC-2 GET /agents JWT(agents:a1:read, agents:a2:read) → 200 [a1, a2]', async (t) => {
   const reply = await get('/agents', ['agents:a1:read', 'agents:a2:read'])
   forwarded(t, reply, 200)
   t.same(ids(reply.body), ['a1', 'a2'])
 })
 
 void t.test(
-  'C.51 GET /agents JWT(agents:run), JWT(agents:a1:run), JWT(agents:*) → 403',
+  'RBAC-2 GET /agents JWT(agents:run), JWT(agents:a1:run), JWT(agents:*) → 403',
   async (t) => {
     for (const scope of ['agents:run', 'agents:a1:run', 'agents:*']) {
       refused(t, await get('/agents', [scope]), 403, ip('agents:read'))
@@ -64,7 +64,7 @@ void t.test(
 )
 
 void t.test(
-  'C.52 GET /agents: no scopes claim → 403; "agents:read" as a string → 200; "agents:read teams:read" → 200 []',
+  'JWT-10 GET /agents: no scopes claim → 403; "agents:read" as a string → 200; "agents:read teams:read" → 200 []',
   async (t) => {
     refused(t, await get('/agents', undefined), 403, ip('agents:read'))
     const single = await get('/agents', 'agents:read')
@@ -76,13 +76,13 @@ void t.test(
   },
 )
 
-void t.test('C.53 JWT(agents:read): GET /teams → 403, GET /workflows → 403', async (t) => {
+void t.test('RBAC-2 JWT(agents:read): GET /teams → 403, GET /workflows → 403', async (t) => {
   refused(t, await get('/teams', ['agents:read']), 403, ip('teams:read'))
   refused(t, await get('/workflows', ['agents:read']), 403, ip('workflows:read'))
 })
 
 void t.test(
-  'C.54 JWT(agents:a1:read, teams:read, workflows:*:read): /agents [a1], /teams all, /workflows all',
+  'RBAC-2 JWT(agents:a1:read, teams:read, workflows:*:read): /agents [a1], /teams all, /workflows all',
   async (t) => {
     const scopes = ['agents:a1:read', 'teams:read', 'workflows:*:read']
     t.same(ids((await get('/agents', scopes)).body), ['a1'])
@@ -115,20 +115,20 @@ async function line57(t: Test, family: string, id: string, other: string) {
   refused(t, await run(runs, [`${family}:${other}:run`]), 403, ip(`${family}:run`))
 }
 
-void t.test('C.55 GET /agents/a1: agents:a1:read → 200; agents:a2:read → 403ip; [] → 403', (t) =>
+void t.test('SCOPE-3 GET /agents/a1: agents:a1:read → 200; agents:a2:read → 403ip; [] → 403', (t) =>
   line55(t, 'agents', 'a1', 'a2'),
 )
 
-void t.test('C.56 GET /agents/a1: agents:read → 200; agents:*:read → 200', (t) =>
+void t.test('SCOPE-3 GET /agents/a1: agents:read → 200; agents:*:read → 200', (t) =>
   line56(t, 'agents', 'a1'),
 )
 
 void t.test(
-  'C.57 POST /agents/a1/runs: a1:run, run, *:run → 200 (user_id the caller); a1:read, a2:run → 403ip(agents:run)',
+  'SCOPE-3 POST /agents/a1/runs: a1:run, run, *:run → 200 (user_id the caller); a1:read, a2:run → 403ip(agents:run)',
   (t) => line57(t, 'agents', 'a1', 'a2'),
 )
 
-void t.test('C.58 teams (t1) and workflows (w1) mirror 55–57', async (t) => {
+void t.test('SCOPE-3 teams (t1) and workflows (w1) mirror 55–57', async (t) => {
   for (const [family, id, other] of [
     ['teams', 't1', 't2'],
     ['workflows', 'w1', 'w2'],

@@ -1,4 +1,4 @@
-/** Reference 11 part C, lines 59–76: run actions, route gates and the rest of the table (J). */
+/** Checklist part C, lines 59–76: run actions, route gates and the rest of the table (J). */
 import t from 'tap'
 import { startRuntime } from '../helpers/runtime.js'
 import {
@@ -26,7 +26,7 @@ const post = async (path: string, scopes: unknown, form: Record<string, string> 
 const get = async (path: string, scopes: unknown) => J.call('GET', path, await as(scopes))
 
 void t.test(
-  'C.59 cancel: agents:a1:run on a1 → 200; on /agents/a2/… → 403; agents:a1:read → 403',
+  'SCOPE-3 cancel: agents:a1:run on a1 → 200; on /agents/a2/… → 403; agents:a1:read → 403',
   async (t) => {
     forwarded(t, await post('/agents/a1/runs/r/cancel', ['agents:a1:run']), 200)
     refused(t, await post('/agents/a2/runs/r/cancel', ['agents:a1:run']), 403, ip('agents:run'))
@@ -35,7 +35,7 @@ void t.test(
 )
 
 void t.test(
-  'C.60 cancel on agents/a1, teams/t1, workflows/w1 as admin → 200 (the body is the upstream’s; AgentOS says {})',
+  'SCOPE-3 cancel on agents/a1, teams/t1, workflows/w1 as admin → 200 (the body is the upstream’s; AgentOS says {})',
   async (t) => {
     for (const base of ['/agents/a1', '/teams/t1', '/workflows/w1']) {
       const reply = await post(`${base}/runs/x/cancel`, [ADMIN])
@@ -45,7 +45,7 @@ void t.test(
 )
 
 void t.test(
-  'C.61 continue (form tools=[]): agents:a1:run → not 403; the same on a2 → 403',
+  'SCOPE-3 continue (form tools=[]): agents:a1:run → not 403; the same on a2 → 403',
   async (t) => {
     const mine = await post('/agents/a1/runs/r/continue', ['agents:a1:run'], { tools: '[]' })
     forwarded(t, mine, 200, '/agents/a1/runs/r/continue')
@@ -56,7 +56,7 @@ void t.test(
 )
 
 void t.test(
-  'C.62 GET /agents/a1/runs: agents:a1:read → 403 "Access denied to run this agent"; agents:a1:run → 403ip(agents:read)',
+  'RBAC-3 GET /agents/a1/runs: agents:a1:read → 403 "Access denied to run this agent"; agents:a1:run → 403ip(agents:read)',
   async (t) => {
     const readOnly = await get('/agents/a1/runs', ['agents:a1:read'])
     refused(t, readOnly, 403, 'Access denied to run this agent')
@@ -66,7 +66,7 @@ void t.test(
 )
 
 void t.test(
-  'C.63 POST /agents/a1/runs/r/resume JWT([]) → 403 "Access denied to run this agent"',
+  'RBAC-3 POST /agents/a1/runs/r/resume JWT([]) → 403 "Access denied to run this agent"',
   async (t) => {
     refused(t, await post('/agents/a1/runs/r/resume', []), 403, 'Access denied to run this agent')
     forwarded(t, await post('/agents/a1/runs/r/resume', ['agents:a1:run']), 200)
@@ -74,7 +74,7 @@ void t.test(
 )
 
 void t.test(
-  'C.64 POST /agents/a1/sessions/s1/fork JWT([]) → 403 "Access denied to run this agent"',
+  'RBAC-3 POST /agents/a1/sessions/s1/fork JWT([]) → 403 "Access denied to run this agent"',
   async (t) => {
     refused(
       t,
@@ -87,20 +87,20 @@ void t.test(
 )
 
 void t.test(
-  'C.65 JWT([]): GET /metrics/refresh/status → 200; GET /metrics → 403ip(metrics:read)',
+  'ROUTE-1 JWT([]): GET /metrics/refresh/status → 200; GET /metrics → 403ip(metrics:read)',
   async (t) => {
     forwarded(t, await get('/metrics/refresh/status', []), 200, '/metrics/refresh/status')
     refused(t, await get('/metrics', []), 403, ip('metrics:read'))
   },
 )
 
-void t.test('C.66 GET /config: config:read → 200; system:read → 200', async (t) => {
+void t.test('ROUTE-1 GET /config: config:read → 200; system:read → 200', async (t) => {
   forwarded(t, await get('/config', ['config:read']), 200, '/config')
   forwarded(t, await get('/config', ['system:read']), 200, '/config')
 })
 
 void t.test(
-  'C.67 GET /registry: registry:read → 200; config:read, system:read → 403',
+  'ROUTE-1 GET /registry: registry:read → 200; config:read, system:read → 403',
   async (t) => {
     forwarded(t, await get('/registry', ['registry:read']), 200, '/registry')
     refused(t, await get('/registry', ['config:read']), 403, ip('registry:read'))
@@ -117,7 +117,7 @@ const COMPONENT_READS = [
 ]
 
 void t.test(
-  'C.68 component reads: [] → 403; agents:read → 403; components:read → not 403',
+  'ROUTE-1 component reads: [] → 403; agents:read → 403; components:read → not 403',
   async (t) => {
     for (const path of COMPONENT_READS) {
       refused(t, await get(path, []), 403, ip('components:read'))
@@ -136,7 +136,7 @@ const COMPONENT_WRITES: [string, string][] = [
 ]
 
 void t.test(
-  'C.69 component writes: components:read, components:delete → 403; components:write → not 403',
+  'ROUTE-1 component writes: components:read, components:delete → 403; components:write → not 403',
   async (t) => {
     for (const [method, path] of COMPONENT_WRITES) {
       const send = async (scope: string) => J.call(method, path, await as([scope], { json: {} }))
@@ -148,7 +148,7 @@ void t.test(
 )
 
 void t.test(
-  'C.70 component deletes: components:read, components:write → 403; components:delete → not 403',
+  'ROUTE-1 component deletes: components:read, components:write → 403; components:delete → not 403',
   async (t) => {
     for (const path of ['/components/x', '/components/x/configs/1']) {
       const send = async (scope: string) => J.call('DELETE', path, await as([scope]))
@@ -160,7 +160,7 @@ void t.test(
 )
 
 void t.test(
-  'C.71 GET /traces, /trace_session_stats: traces:read → 200, [] → 403; /traces/nonexistent is forwarded (its 404 is the upstream’s; the demo has no trace store)',
+  'ROUTE-1 GET /traces, /trace_session_stats: traces:read → 200, [] → 403; /traces/nonexistent is forwarded (its 404 is the upstream’s; the demo has no trace store)',
   async (t) => {
     for (const path of ['/traces', '/trace_session_stats']) {
       forwarded(t, await get(path, ['traces:read']), 200, path)
@@ -173,18 +173,18 @@ void t.test(
 )
 
 void t.test(
-  'C.72 GET /knowledge/content/agents-x JWT(agents:read) → 403ip(knowledge:read)',
+  'SCOPE-3 GET /knowledge/content/agents-x JWT(agents:read) → 403ip(knowledge:read)',
   async (t) => {
     refused(t, await get('/knowledge/content/agents-x', ['agents:read']), 403, ip('knowledge:read'))
   },
 )
 
-void t.test('C.73 GET /sessions JWT(teams:read) → 403ip(sessions:read)', async (t) => {
+void t.test('ROUTE-1 GET /sessions JWT(teams:read) → 403ip(sessions:read)', async (t) => {
   refused(t, await get('/sessions', ['teams:read']), 403, ip('sessions:read'))
 })
 
 void t.test(
-  `C.74 admin scope ${ADMIN}: JWT(${ADMIN}) GET /agents → 200; JWT(${AGENTOS_ADMIN}) → 403ip(agents:read)`,
+  `RBAC-1 admin scope ${ADMIN}: JWT(${ADMIN}) GET /agents → 200; JWT(${AGENTOS_ADMIN}) → 403ip(agents:read)`,
   async (t) => {
     const admin = await get('/agents', [ADMIN])
     forwarded(t, admin, 200)
@@ -194,7 +194,7 @@ void t.test(
 )
 
 void t.test(
-  'C.75 scope_mappings {"GET /echo/test": []} (the demo’s catch-all for AgentOS’s /test) → JWT([]) 200, and authorization is implicitly on',
+  'ROUTE-3 scope_mappings {"GET /echo/test": []} (the demo’s catch-all for AgentOS’s /test) → JWT([]) 200, and authorization is implicitly on',
   async (t) => {
     const custom = await stack(
       t,
@@ -207,7 +207,7 @@ void t.test(
 )
 
 void t.test(
-  'C.76 JWT_VERIFICATION_KEY without authorization (RBAC off): JWT([]) GET /agents → 200 all; GET /sessions → 200',
+  'AUTH-8 JWT_VERIFICATION_KEY without authorization (RBAC off): JWT([]) GET /agents → 200 all; GET /sessions → 200',
   async (t) => {
     const env = await stack(
       t,
@@ -223,7 +223,7 @@ void t.test(
 )
 
 void t.test(
-  'HEAD (reference 10.9, unmapped in AgentOS) is authorized with the scopes of its GET',
+  'HEAD (HEAD-1, unmapped in AgentOS) is authorized with the scopes of its GET',
   async (t) => {
     const head = async (path: string, scopes: unknown) => J.call('HEAD', path, await as(scopes))
     const denied = await head('/sessions', ['agents:read'])

@@ -1,4 +1,4 @@
-/** Reference 11 parts D (internal scheduler token) and E (security-key mode). */
+/** Checklist part D (internal scheduler token) and E (security-key mode). */
 import t from 'tap'
 import { startRuntime } from '../helpers/runtime.js'
 import {
@@ -19,7 +19,7 @@ const J = await stack(t, runtime, jConfig({ internal_service_token: 'itok' }, wi
 const S = await stack(t, runtime, sConfig(withDatabase(t)))
 
 void t.test(
-  'D.77 J + itok: GET /agents → 200; GET /sessions → 403ip(sessions:read); POST /service-accounts → 403ip(service_accounts:write)',
+  'AUTH-7 J + itok: GET /agents → 200; GET /sessions → 403ip(sessions:read); POST /service-accounts → 403ip(service_accounts:write)',
   async (t) => {
     const agents = await J.call('GET', '/agents', { token: 'itok' })
     forwarded(t, agents, 200, '/agents')
@@ -37,7 +37,7 @@ void t.test(
 )
 
 void t.test(
-  'D.78 S + itok: GET /sessions → 200; mint with defaults → 403 "Cannot grant…"; mint agents:run → 201 as __scheduler__',
+  'AUTH-7 S + itok: GET /sessions → 200; mint with defaults → 403 "Cannot grant…"; mint agents:run → 201 as __scheduler__',
   async (t) => {
     forwarded(t, await S.call('GET', '/sessions', { token: 'itok' }), 200, '/sessions')
     const defaults = await S.call('POST', '/service-accounts', {
@@ -60,16 +60,16 @@ void t.test(
   },
 )
 
-void t.test('E.79 S: no credential → 401 "Authorization header required"', async (t) => {
+void t.test('AUTH-6 S: no credential → 401 "Authorization header required"', async (t) => {
   refused(t, await S.call('GET', '/agents'), 401, 'Authorization header required')
 })
 
-void t.test('E.80 S: Bearer nope → 401 "Invalid authentication token"', async (t) => {
+void t.test('AUTH-6 S: Bearer nope → 401 "Invalid authentication token"', async (t) => {
   refused(t, await S.call('GET', '/agents', { token: 'nope' }), 401, 'Invalid authentication token')
 })
 
 void t.test(
-  'E.81 S: "Authorization: root-key" (no scheme) → 200; "Basic root-key" → 401 "Invalid authentication token"',
+  'AUTH-6 S: "Authorization: root-key" (no scheme) → 200; "Basic root-key" → 401 "Invalid authentication token"',
   async (t) => {
     const bare = await S.call('GET', '/agents', { headers: { authorization: 'root-key' } })
     forwarded(t, bare, 200, '/agents')
@@ -79,7 +79,7 @@ void t.test(
 )
 
 void t.test(
-  'E.82 S: Bearer root-key on GET /agents and GET /sessions → 200, no scopes, unfiltered',
+  'AUTH-6 S: Bearer root-key on GET /agents and GET /sessions → 200, no scopes, unfiltered',
   async (t) => {
     const agents = await S.call('GET', '/agents', { token: 'root-key' })
     forwarded(t, agents, 200, '/agents')
@@ -91,7 +91,7 @@ void t.test(
   },
 )
 
-void t.test('E.83 S: any JWT → 401 "Invalid authentication token"', async (t) => {
+void t.test('AUTH-6 S: any JWT → 401 "Invalid authentication token"', async (t) => {
   const token = await jwt(['agents:read', 'os:admin'])
   refused(t, await S.call('GET', '/agents', { token }), 401, 'Invalid authentication token')
 })

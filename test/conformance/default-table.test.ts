@@ -1,5 +1,5 @@
 /**
- * Reference 1.1, all 103 default route → scope mappings, through the real gateway: without scopes
+ * ROUTE-1, all 103 default route → scope mappings, through the real gateway: without scopes
  * each route is a 403 naming its scopes and the upstream hears nothing; with exactly those scopes
  * it is authorized and forwarded. The table below is transcribed from the reference, independently
  * of src/policy/default-scope-mappings.ts.

@@ -1,5 +1,5 @@
 /**
- * The fixtures of reference section 11 (J, JI, JA, S, O) as real gateways in front of the demo
+ * The fixtures of the conformance checklist (docs/agentos-compatibility.md) (J, JI, JA, S, O) as real gateways in front of the demo
  * runtime, and a request helper that reports what the client got AND what the upstream received.
  */
 import { mkdtempSync, rmSync } from 'node:fs'

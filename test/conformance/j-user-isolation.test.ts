@@ -1,4 +1,4 @@
-/** Reference 11 part J: user isolation (JI = J with user_isolation on, unless noted). */
+/** Checklist part J: user isolation (JI = J with user_isolation on, unless noted). */
 import t from 'tap'
 import { startRuntime } from '../helpers/runtime.js'
 import {
@@ -45,7 +45,7 @@ const list = (fixture: Stack, token: string, query: string) =>
   fixture.call('GET', `/sessions?${query}`, { token })
 
 void t.test(
-  "J.152 user-b GET /sessions?type=agent&user_id=user-a → 200 without user-a's sessions",
+  "ISO-1 user-b GET /sessions?type=agent&user_id=user-a → 200 without user-a's sessions",
   async (t) => {
     const reply = await list(JI, userB, 'type=agent&user_id=user-a')
     forwarded(t, reply, 200, '/sessions')
@@ -57,7 +57,7 @@ void t.test(
   },
 )
 
-void t.test(`J.153 user-b GET /sessions/{A's session}?type=agent → 404`, async (t) => {
+void t.test(`ISO-1 user-b GET /sessions/{A's session}?type=agent → 404`, async (t) => {
   const reply = await JI.call('GET', `/sessions/${sessionA}?type=agent`, { token: userB })
   forwarded(t, reply, 404, `/sessions/${sessionA}`)
   t.equal(reply.detail, `Agent Session with id '${sessionA}' not found`)
@@ -65,7 +65,7 @@ void t.test(`J.153 user-b GET /sessions/{A's session}?type=agent → 404`, async
 })
 
 void t.test(
-  "J.154 admin GET /sessions?type=agent includes user-a's; ?user_id=user-a filters to user-a",
+  "ISO-1 admin GET /sessions?type=agent includes user-a's; ?user_id=user-a filters to user-a",
   async (t) => {
     const all = await list(JI, admin, 'type=agent')
     forwarded(t, all, 200)
@@ -79,7 +79,7 @@ void t.test(
 )
 
 void t.test(
-  'J.155 user-a POST /sessions?type=agent with body user_id "someone-else" → 201 user_id "user-a"',
+  'ISO-2 user-a POST /sessions?type=agent with body user_id "someone-else" → 201 user_id "user-a"',
   async (t) => {
     const reply = await JI.call('POST', '/sessions?type=agent', {
       token: userA,
@@ -92,7 +92,7 @@ void t.test(
 )
 
 void t.test(
-  "J.156 cancel: non-admin without session_id → 400; with user-a's session as user-b → forwarded pinned to user-b; admin → 200",
+  "ISO-3 cancel: non-admin without session_id → 400; with user-a's session as user-b → forwarded pinned to user-b; admin → 200",
   async (t) => {
     const path = '/agents/a1/runs/r/cancel'
     refused(
@@ -108,7 +108,7 @@ void t.test(
 )
 
 void t.test(
-  "J.156 … with user-a's session as user-b → 404 Run not found",
+  "ISO-3 … with user-a's session as user-b → 404 Run not found",
   {
     skip: 'needs upstream ownership data: the demo runtime does not check run ownership on cancel; the gateway part (session_id forwarded with user_id pinned to user-b, which is what makes AgentOS answer 404) is asserted above',
   },
@@ -116,7 +116,7 @@ void t.test(
 )
 
 void t.test(
-  'J.157 non-admin resume and continue without session_id → 400 (agents, teams, workflows)',
+  'ISO-3 non-admin resume and continue without session_id → 400 (agents, teams, workflows)',
   async (t) => {
     for (const base of ['/agents/a1', '/teams/t1', '/workflows/w1']) {
       for (const action of ['resume', 'continue']) {
@@ -131,7 +131,7 @@ void t.test(
 )
 
 void t.test(
-  "J.158 J (isolation off): non-admin cancel without session_id → 200; user-b lists user-a's sessions",
+  "ISO-1 J (isolation off): non-admin cancel without session_id → 200; user-b lists user-a's sessions",
   async (t) => {
     const cancel = await J.call('POST', '/agents/a1/runs/r/cancel', { token: userB })
     forwarded(t, cancel, 200, '/agents/a1/runs/r/cancel')
@@ -142,7 +142,7 @@ void t.test(
 )
 
 void t.test(
-  'J.159 GET /learnings?user_id=zzz as user-a → 403 "Cannot list learnings for another user"',
+  'ISO-3 GET /learnings?user_id=zzz as user-a → 403 "Cannot list learnings for another user"',
   async (t) => {
     const reply = await JI.call('GET', '/learnings?user_id=zzz', { token: userA })
     refused(t, reply, 403, 'Cannot list learnings for another user')
@@ -150,7 +150,7 @@ void t.test(
 )
 
 void t.test(
-  `J.160 admin scope ${ADMIN}: JWT(${ADMIN}) sees every session; ${AGENTOS_ADMIN} is no admin`,
+  `RBAC-1 admin scope ${ADMIN}: JWT(${ADMIN}) sees every session; ${AGENTOS_ADMIN} is no admin`,
   async (t) => {
     const all = await list(JI, admin, 'type=agent')
     t.equal(all.upstream?.query.user_id, undefined)
@@ -165,7 +165,7 @@ void t.test(
 )
 
 void t.test(
-  "J.161 user-b DELETE /memories of user-a's memory naming user-a → no effect; the admin's → 204, gone",
+  "ISO-2 user-b DELETE /memories of user-a's memory naming user-a → no effect; the admin's → 204, gone",
   async (t) => {
     const memory = await JI.call('POST', '/memories', {
       token: userA,

@@ -1,6 +1,6 @@
 import type { Principal } from '../../src/principal.js'
 
-/** A service account's principal as the verifier builds it (reference 5.7), for pure functions. */
+/** A service account's principal as the verifier builds it (AUTH-1), for pure functions. */
 export function serviceAccountPrincipal(
   name: string,
   scopes: readonly string[] = ['agents:run'],

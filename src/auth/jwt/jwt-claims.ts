@@ -20,7 +20,7 @@ export function claim(payload: Payload, name: string): unknown {
 }
 
 /**
- * Reference 6.4: a list is the scopes (its string items), a string is ONE scope (not split on
+ * JWT-10: a list is the scopes (its string items), a string is ONE scope (not split on
  * spaces, so `"agents:read teams:read"` grants neither), anything else is no scopes.
  */
 export function scopesFromClaim(value: unknown): string[] {
@@ -36,13 +36,13 @@ export function identityFromClaim(value: unknown): string | null {
   return null
 }
 
-/** `sa:…`, `__oauth__:…` and `__scheduler__` belong to other credential kinds (reference 6.3). */
+/** `sa:…`, `__oauth__:…` and `__scheduler__` belong to other credential kinds (JWT-10). */
 export function rejectReservedSubject(payload: Payload, userIdClaim: string): void {
   if (isReservedPrincipal(claim(payload, userIdClaim))) throw reservedSubject()
 }
 
 /**
- * AgentOS's manual audience check (reference 6.3): the claim (string or list) must share an
+ * AgentOS's manual audience check (JWT-12): the claim (string or list) must share an
  * element with the expected audiences, by exact string equality. An absent or null claim is
  * "missing"; any other shape simply does not match.
  */
@@ -59,7 +59,7 @@ export function checkAudience(
 }
 
 /**
- * The principal of a decoded token (reference 5.7); the payload is frozen, as the principal is
+ * The principal of a decoded token (AUTH-1); the payload is frozen, as the principal is
  * shared. An unverified token (`validate: false`) has no expiry: its `exp` was never enforced.
  */
 export function principalFromClaims(
@@ -86,7 +86,7 @@ export function principalFromClaims(
   })
 }
 
-/** `validate: false` and the token does not even decode: the request goes on unauthenticated (6.12). */
+/** `validate: false` and the token does not even decode: the request goes on unauthenticated (JWT-11). */
 export function undecodablePrincipal(
   credentialHash: string,
   authorizationEnabled: boolean,

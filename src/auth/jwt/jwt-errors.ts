@@ -23,7 +23,7 @@ export type JwtFailureReason = (typeof JWT_FAILURE_REASONS)[number]
 const INVALID_TOKEN_PREFIX = 'Invalid token: '
 const DECODE_ERROR_PREFIX = 'Error decoding token: '
 
-/** A 401 `Invalid token: <message>` (reference 6.3); the message never contains token content. */
+/** A 401 `Invalid token: <message>` (JWT-9); the message never contains token content. */
 export function invalidToken(reason: JwtFailureReason, message: string): GatewayError {
   return new GatewayError('TOKEN_INVALID', `${INVALID_TOKEN_PREFIX}${message}`, { reason })
 }
@@ -121,7 +121,7 @@ export interface WebSocketJwtError {
 }
 
 /**
- * The `auth_error` frame of `/workflows/ws` for a refused JWT (reference 8.6): AgentOS sends the
+ * The `auth_error` frame of `/workflows/ws` for a refused JWT (WS-1): AgentOS sends the
  * bare PyJWT message (`Signature has expired`, `Not enough segments`, `Invalid token subject`),
  * `expired` when the message says so. The audience mismatch text of PyJWT lists the expected and
  * presented audiences; it is shortened to `Invalid audience` so no token content is echoed.

@@ -32,7 +32,7 @@ export interface JwtVerifierDependencies extends RemoteJwksDependencies {
 }
 
 /**
- * JWTs as AgentOS's JWT middleware checks them (reference 6.1–6.4, 6.12), with jose. Responsible
+ * JWTs as AgentOS's JWT middleware checks them (JWT-7 to JWT-12), with jose. Responsible
  * for every credential except service-account tokens; a failure is always a thrown 401.
  */
 export class JwtVerifier implements Verifier {

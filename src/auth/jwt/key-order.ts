@@ -31,7 +31,7 @@ export interface KeyOrder {
 }
 
 /**
- * Reference 6.2: the JWKS key named by `kid` (remote key set, then JWKS file; else the kid-less
+ * JWT-8: the JWKS key named by `kid` (remote key set, then JWKS file; else the kid-less
  * key; an unknown kid may refetch once per cooldown), then each static key in order. An expiry
  * stops at once; another JWKS failure stops at once only without static keys; otherwise the last
  * error wins. A token verified with a key of auth.oidc_issuer must carry that `iss`. When no

@@ -14,7 +14,7 @@ export interface UnverifiedSettings extends ClaimSettings {
 }
 
 /**
- * `validate: false` (reference 6.12): the claims are read with no check at all (signature,
+ * `validate: false` (JWT-11): the claims are read with no check at all (signature,
  * algorithm, expiry, audience), but a reserved subject is still refused. A token that does not
  * decode leaves the request unauthenticated. The size cap still applies: it guards the parser.
  */

@@ -47,7 +47,7 @@ const mcpSchema = z
       .boolean()
       .default(true)
       .describe(
-        'Inspect MCP JSON-RPC requests at `path`: per-tool scopes (reference 8.1) and user_id pinning of tool arguments. false forwards them like any route.',
+        'Inspect MCP JSON-RPC requests at `path`: per-tool scopes (MCP-6) and user_id pinning of tool arguments. false forwards them like any route.',
       ),
     path: literalPath.default('/mcp').describe('Path of the MCP streamable-HTTP endpoint.'),
     public_routes: z

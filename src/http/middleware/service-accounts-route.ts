@@ -69,7 +69,7 @@ function isPreflight(ctx: GatewayContext): boolean {
 }
 
 /**
- * What AgentOS's CORS middleware adds to a route's answer (reference 6.8): errors get theirs
+ * What AgentOS's CORS middleware adds to a route's answer (AUTH-5): errors get theirs
  * where errors become responses.
  */
 function setCorsHeaders(ctx: GatewayContext, allowedOrigins: readonly string[]): void {

@@ -1,7 +1,7 @@
 import { splitScope } from '../../policy/scope.js'
 import type { ServiceAccountRecord } from '../store.js'
 
-/** AgentOS's ScopeSchema item: the scope as requested plus its display split (reference 3.1). */
+/** AgentOS's ScopeSchema item: the scope as requested plus its display split (MINT-1). */
 export function scopeResponse(raw: string): Record<string, unknown> {
   const parts = splitScope(raw)
   return {

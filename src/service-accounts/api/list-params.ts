@@ -9,7 +9,7 @@ export interface ListParams extends ListQuery {
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
 
-/** `GET /service-accounts` query parameters (reference 3.2); like FastAPI, the last value wins. */
+/** `GET /service-accounts` query parameters (SA-2); like FastAPI, the last value wins. */
 export function parseListParams(
   query: URLSearchParams,
 ): { ok: true; value: ListParams } | { ok: false; issues: ValidationIssue[] } {

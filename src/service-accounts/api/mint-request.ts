@@ -1,7 +1,7 @@
 import type { ValidationIssue } from '../../errors.js'
 import { issues, laxBool, laxInt, type Loc } from './pydantic-issues.js'
 
-/** A validated `POST /service-accounts` body (reference 3.1); unknown fields are ignored. */
+/** A validated `POST /service-accounts` body (MINT-1); unknown fields are ignored. */
 export interface MintRequest {
   readonly name: string
   /** null: the default scopes. */

@@ -36,7 +36,7 @@ const DAY_SECONDS = 86_400
 const MANAGE_AUTHENTICATION = 'Authentication is required to manage service accounts.'
 
 /**
- * `/service-accounts`, served by the gateway itself (reference section 3): mint, list, revoke,
+ * `/service-accounts`, served by the gateway itself (MINT-1, SA-2, SA-3): mint, list, revoke,
  * with AgentOS's check order and texts. Route scopes were already enforced by the authorizer.
  */
 export class ServiceAccountsApi {
@@ -48,7 +48,7 @@ export class ServiceAccountsApi {
     this.#now = deps.now ?? Date.now
   }
 
-  /** Reference 3.1: 422 → 400 invalid → 400 privileged → 401/403 caller → 409 name → 201. */
+  /** MINT-1: 422 → 400 invalid → 400 privileged → 401/403 caller → 409 name → 201. */
   async mint(principal: Principal, body: unknown): Promise<ApiResponse> {
     const parsed = parseMintRequest(body)
     if (!parsed.ok)
@@ -125,7 +125,7 @@ export class ServiceAccountsApi {
     }
   }
 
-  /** Reference 3.2, with Portcullis's rule that listing always needs a credential able to manage accounts. */
+  /** SA-2, with Portcullis's rule that listing always needs a credential able to manage accounts. */
   async list(principal: Principal, query: URLSearchParams): Promise<ApiResponse> {
     this.#assertManager(principal, 'service_accounts:read')
     const parsed = parseListParams(query)
@@ -150,7 +150,7 @@ export class ServiceAccountsApi {
     }
   }
 
-  /** Reference 3.3: 204 for active and already revoked accounts, 404 for unknown ids. */
+  /** SA-3: 204 for active and already revoked accounts, 404 for unknown ids. */
   async revoke(principal: Principal, id: string): Promise<ApiResponse> {
     this.#assertManager(principal, 'service_accounts:delete')
     const store = this.#deps.store

@@ -2,7 +2,7 @@ import type { Migration } from './migration.js'
 
 export const SERVICE_ACCOUNTS_TABLE = 'portcullis_service_accounts'
 
-/** The columns of AgentOS's service-account table (reference section 4), times in epoch seconds. */
+/** The columns of AgentOS's service-account table (TOKEN-1), times in epoch seconds. */
 export const migration001: Migration = {
   version: '001',
   name: 'service_accounts',

@@ -56,7 +56,7 @@ export function a2aRoute(prefix: string, path: string): A2aRoute | undefined {
 }
 
 /**
- * The A2A interface beyond its scope mappings (reference 8.3, 7.2): the message metadata's
+ * The A2A interface beyond its scope mappings (A2A-5, ISO-2): the message metadata's
  * `userId` is the caller's (or refused when an anonymous caller claims a reserved principal;
  * `X-User-ID` is handled with every request), the deprecated dispatch needs the run scope of
  * the family `X-Agent-ID` resolves to, and a self-scoped caller's `tasks:get` must name a

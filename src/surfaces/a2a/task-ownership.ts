@@ -9,7 +9,7 @@ function taskNotFound(): GatewayError {
 
 /**
  * A self-scoped caller's `tasks:get` must name a session (`contextId`) it owns, of the path's
- * component (reference 8.3); otherwise 404. Ownership is read from the upstream's session API
+ * component (A2A-5); otherwise 404. Ownership is read from the upstream's session API
  * with each of the caller's ids as the filter (a service account's own and its interface alias),
  * so another user's session is not found.
  */

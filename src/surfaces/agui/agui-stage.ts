@@ -9,7 +9,7 @@ import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from '../common
 const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
 
 /**
- * AG-UI's `POST {prefix}/agui` (reference 8.4, 7.2): the run's user is
+ * AG-UI's `POST {prefix}/agui` (AGUI-1, ISO-2): the run's user is
  * `forwarded_props.user_id`, which becomes the caller's own when it has one (set even when
  * absent, as the open upstream has no other source) and is refused for anyone else when it
  * claims a reserved principal. The scope (agents:run or teams:run) is an interface mapping.

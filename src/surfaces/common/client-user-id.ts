@@ -18,7 +18,7 @@ export function claimsReservedPrincipal(value: unknown): boolean {
 }
 
 /**
- * A user id the client put in a body, as AgentOS's A2A and AG-UI treat it (reference 7.2): a
+ * A user id the client put in a body, as AgentOS's A2A and AG-UI treat it (ISO-2): a
  * caller with a user id gets theirs written over it (its interface alias for a service account
  * or the scheduler, A2A-2); anyone else keeps it unless it claims a reserved principal (403).
  * `always`: also set when the client sent none. Returns whether the object changed.

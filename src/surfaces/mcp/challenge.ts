@@ -9,7 +9,7 @@ const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.'
 /**
  * With OAuth protected-resource metadata configured, a refused MCP request is what an MCP client
  * expects (RFC 9728): 401 with `WWW-Authenticate: Bearer resource_metadata="…"`, throttling and
- * outages included (spec 5.2 rule 6). Runs before authentication so it sees its refusals.
+ * outages included (MCP-7). Runs before authentication so it sees its refusals.
  */
 export function mcpChallenge(mcpPath: string, metadataUrl: string): Middleware<GatewayState> {
   const challenge = `Bearer resource_metadata="${metadataUrl}"`

@@ -26,7 +26,7 @@ function originHostname(origin: string): string {
 }
 
 /**
- * AgentOS's DNS-rebinding guard on its MCP app (reference 8.1): active when the server is open
+ * AgentOS's DNS-rebinding guard on its MCP app (MCP-6): active when the server is open
  * or allowed hosts are configured; Host must be localhost or allowed (`*.suffix` patterns), and
  * a present Origin must be allowed or have an allowed host. Refusals are 400.
  */

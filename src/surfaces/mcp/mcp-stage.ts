@@ -21,7 +21,7 @@ export function isMcpPath(mcpPath: string, path: string): boolean {
 }
 
 /**
- * The MCP endpoint after authentication (spec 5.2 rule 6 is the pipeline's: a credential is
+ * The MCP endpoint after authentication (MCP-7 is the pipeline's: a credential is
  * needed whenever the gateway is not open): the host guard, then the per-tool gate on JSON-RPC
  * `tools/call` requests. A refused call is answered here as AgentOS answers a tool that raised, a
  * tool result with `isError` (HTTP 200); the rest of a batch goes upstream and the refusals are

@@ -7,7 +7,7 @@ import type { Family } from '../common/component-sessions.js'
 import { runOwnershipRefusal } from './run-ownership.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 
-/** The REST route a built-in AgentOS tool is checked as (reference 8.1). */
+/** The REST route a built-in AgentOS tool is checked as (MCP-6). */
 interface ToolRoute {
   readonly method: string
   /** A path of the route's shape; ids do not matter for the lookup. */
@@ -38,7 +38,7 @@ const FAMILY_ID_KEYS: readonly (readonly [Family, string])[] = [
   ['teams', 'team_id'],
   ['workflows', 'workflow_id'],
 ]
-/** Tools whose `user_id` argument is the caller's own whenever it has one (7.2). */
+/** Tools whose `user_id` argument is the caller's own whenever it has one (ISO-2). */
 const RUN_USER_TOOLS = new Set(['run_agent', 'run_team', 'run_workflow', 'continue_run'])
 /** Tools whose `user_id` argument is pinned for self-scoped callers. */
 const READ_USER_TOOLS = new Set(['get_sessions', 'get_session_runs'])

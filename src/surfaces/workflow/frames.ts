@@ -8,7 +8,7 @@ import {
   UNAVAILABLE_DETAIL,
 } from '../../service-accounts/verification-errors.js'
 
-/** One JSON frame of the workflow protocol (reference 8.6), texts as AgentOS sends them. */
+/** One JSON frame of the workflow protocol (WS-1), texts as AgentOS sends them. */
 export type Frame = Readonly<Record<string, unknown>>
 
 export function connectedFrame(requiresAuth: boolean): Frame {
@@ -73,7 +73,7 @@ const SERVICE_ACCOUNT_TEXTS: Readonly<Record<string, string>> = {
 
 /**
  * The `auth_error` frame for a refused token. Service-account failures keep their REST texts
- * (throttling and outages included, reference 5.5); JWT failures carry PyJWT's bare message and
+ * (throttling and outages included, PAT-5); JWT failures carry PyJWT's bare message and
  * `error_type`; anything else is the security key's `Invalid token`.
  */
 export function authErrorFrame(error: GatewayError, jwtConfigured: boolean): Frame {

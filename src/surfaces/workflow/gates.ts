@@ -30,7 +30,7 @@ const DENIALS: Readonly<Record<RelayedAction, string>> = {
 export const WORKFLOW_ID_REQUIRED = 'workflow_id is required to reconnect to a workflow run'
 
 /**
- * AgentOS's checks on the relayed actions (reference 8.6): `workflows:run` on the message's
+ * AgentOS's checks on the relayed actions (WS-1): `workflows:run` on the message's
  * `workflow_id` (a global grant when it names none) for JWT deployments and service-account
  * identities; for reconnect, admins skip the check and, under user isolation, a workflow_id is
  * required. Then `user_id` is the principal's: overwritten for non-admins, a default for admins.

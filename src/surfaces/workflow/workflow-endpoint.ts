@@ -33,7 +33,7 @@ export interface WorkflowEndpointDeps {
 }
 
 /**
- * `/workflows/ws`, terminated here (reference 8.6). As in AgentOS the upgrade itself is never
+ * `/workflows/ws`, terminated here (WS-1). As in AgentOS the upgrade itself is never
  * refused for want of a credential; one that comes with it (header, cookie, `bearer`
  * subprotocol) is verified at once, as if sent in an `authenticate` frame.
  */

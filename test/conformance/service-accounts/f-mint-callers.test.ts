@@ -1,5 +1,5 @@
 /**
- * Reference 11 part F, lines 102–118: who may mint what (the subset rule, the check order, the
+ * Checklist part F, lines 102–118: who may mint what (the subset rule, the check order, the
  * fixtures J, S, O and a gateway with service accounts off), on both stores.
  */
 import t, { type Test } from 'tap'
@@ -26,7 +26,7 @@ forEachStore(t, async (t, store) => {
   const created = (t: Test, reply: { status: number; text: string }) =>
     t.equal(reply.status, 201, reply.status === 201 ? '201' : reply.text)
 
-  void t.test('F.102 a duplicate active name → 409 with the rotate hint', async (t) => {
+  void t.test('MINT-6 a duplicate active name → 409 with the rotate hint', async (t) => {
     created(t, await post(J, admin, { name: 'claude-code' }))
     refused(
       t,
@@ -36,18 +36,21 @@ forEachStore(t, async (t, store) => {
     )
   })
 
-  void t.test('F.103 S root (security key) mints sessions:write with the flag → 201', async (t) => {
-    const reply = await post(S, 'root-key', {
-      name: 'f103',
-      scopes: grants('sessions:write'),
-      allow_privileged_scopes: true,
-    })
-    created(t, reply)
-    t.match(reply.body, { scopes: [{ raw: 'sessions:write' }] })
-  })
+  void t.test(
+    'MINT-7 S root (security key) mints sessions:write with the flag → 201',
+    async (t) => {
+      const reply = await post(S, 'root-key', {
+        name: 'f103',
+        scopes: grants('sessions:write'),
+        allow_privileged_scopes: true,
+      })
+      created(t, reply)
+      t.match(reply.body, { scopes: [{ raw: 'sessions:write' }] })
+    },
+  )
 
   void t.test(
-    `F.104 S root mints ${AGENTOS_ADMIN} with the flag → 201, user_id and created_by null`,
+    `MINT-7 S root mints ${AGENTOS_ADMIN} with the flag → 201, user_id and created_by null`,
     async (t) => {
       const reply = await post(S, 'root-key', {
         name: 'ci',
@@ -60,7 +63,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'F.105 O, no credential → 401 "JWT authentication is required…", whatever the body',
+    'MINT-7 O, no credential → 401 "JWT authentication is required…", whatever the body',
     async (t) => {
       const detail = 'JWT authentication is required to mint a service account.'
       refused(t, await post(O, undefined, { name: 'ci' }), 401, detail)
@@ -70,13 +73,13 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('F.106 J, JWT(agents:run) → 403ip(service_accounts:write)', async (t) => {
+  void t.test('MINT-7 J, JWT(agents:run) → 403ip(service_accounts:write)', async (t) => {
     const reply = await post(J, await jwt(['agents:run']), { name: 'f106' })
     refused(t, reply, 403, ip('service_accounts:write'))
   })
 
   void t.test(
-    'F.107 J, JWT(service_accounts:write, agents:run): agents:run → 201 owned by the minter; teams:run → 403; admin → 403',
+    'MINT-4 J, JWT(service_accounts:write, agents:run): agents:run → 201 owned by the minter; teams:run → 403; admin → 403',
     async (t) => {
       const minter = await jwt(['service_accounts:write', 'agents:run'], {
         sub: 'delegated-minter',
@@ -94,7 +97,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'F.108 the same caller asking for the defaults → 403 listing the four missing',
+    'MINT-4 the same caller asking for the defaults → 403 listing the four missing',
     async (t) => {
       const minter = await jwt(['service_accounts:write', 'agents:run'], {
         sub: 'delegated-minter',
@@ -109,7 +112,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'F.109 agents:*:run may grant agents:z:run; agents:run may grant agents:*:run',
+    'MINT-4 agents:*:run may grant agents:z:run; agents:run may grant agents:*:run',
     async (t) => {
       const wildcard = await jwt(['service_accounts:write', 'agents:*:run'])
       created(t, await post(J, wildcard, { name: 'f109-a', scopes: grants('agents:z:run') }))
@@ -119,7 +122,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'F.110 agents:my-agent:run grants only itself: other agent, wildcard and global → 403',
+    'MINT-4 agents:my-agent:run grants only itself: other agent, wildcard and global → 403',
     async (t) => {
       const narrow = await jwt(['service_accounts:write', 'agents:my-agent:run'])
       created(t, await post(J, narrow, { name: 'f110', scopes: grants('agents:my-agent:run') }))
@@ -130,7 +133,7 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('F.111 service_accounts:write may grant itself with the flag → 201', async (t) => {
+  void t.test('MINT-4 service_accounts:write may grant itself with the flag → 201', async (t) => {
     const writer = await jwt(['service_accounts:write'])
     const body = {
       name: 'f111',
@@ -141,7 +144,7 @@ forEachStore(t, async (t, store) => {
   })
 
   void t.test(
-    'F.112 J and S: a default-scope token (PATd) minting → 403ip(service_accounts:write)',
+    'MINT-7 J and S: a default-scope token (PATd) minting → 403ip(service_accounts:write)',
     async (t) => {
       for (const [label, fixture, root] of [
         ['J', J, admin],
@@ -158,7 +161,7 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test(`F.113 J: an admin token (${ADMIN} + flag) can list, mint and revoke`, async (t) => {
+  void t.test(`MINT-7 J: an admin token (${ADMIN} + flag) can list, mint and revoke`, async (t) => {
     const body = { name: 'f113-admin', scopes: grants(ADMIN), allow_privileged_scopes: true }
     const root = await mint(J, admin, body)
     const list = await J.call('GET', '/service-accounts', { token: root.token })
@@ -172,7 +175,7 @@ forEachStore(t, async (t, store) => {
   })
 
   void t.test(
-    'F.114 check order: invalid before privileged before the subset rule before the 409',
+    'MINT-1 check order: invalid before privileged before the subset rule before the 409',
     async (t) => {
       const nonHolder = await jwt(['service_accounts:write'])
       const invalid = await post(J, nonHolder, {
@@ -193,7 +196,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    `F.115 J with JWT RBAC off: JWT([]) minting the defaults → 403 listing all five; JWT(${ADMIN}) → 201`,
+    `MINT-4 J with JWT RBAC off: JWT([]) minting the defaults → 403 listing all five; JWT(${ADMIN}) → 201`,
     async (t) => {
       const fixture = await stack(
         t,
@@ -211,7 +214,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'F.116 O: PAT(service_accounts:write, agents:run) grants agents:run → 201 owned by sa:minter; the defaults → 403',
+    'MINT-4 O: PAT(service_accounts:write, agents:run) grants agents:run → 201 owned by sa:minter; the defaults → 403',
     async (t) => {
       const minter = await seedAccount(O.gateway, 'minter', [
         'service_accounts:write',
@@ -230,7 +233,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'F.117 service accounts off (Portcullis: service_accounts.enabled false) → 503 with AgentOS’s text on every method (J and S; an open gateway without a store cannot be configured, see I.145)',
+    'SA-5 service accounts off (Portcullis: service_accounts.enabled false) → 503 with AgentOS’s text on every method (J and S; an open gateway without a store cannot be configured, see PAT-6)',
     async (t) => {
       const off = { service_accounts: { enabled: false } }
       const J0 = await stack(t, runtime, jConfig({}, off))
@@ -249,7 +252,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'F.118 DB without service-account support → 503',
+    'SA-5 DB without service-account support → 503',
     {
       skip: 'no Portcullis equivalent: AgentOS answers this for a db class lacking the methods; both Portcullis stores are the same SQL store, migrated at start, so every configured store supports service accounts',
     },

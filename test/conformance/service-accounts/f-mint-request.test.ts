@@ -1,4 +1,4 @@
-/** Reference 11 part F, lines 84–101: the mint request body and the 201 response, on both stores. */
+/** Checklist part F, lines 84–101: the mint request body and the 201 response, on both stores. */
 import t, { type Test } from 'tap'
 import { checkTokenShape, TOKEN_LENGTH } from '../../../src/service-accounts/token-format.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -67,7 +67,7 @@ forEachStore(t, async (t, store) => {
     (body.scopes as { raw: string }[]).map((scope) => scope.raw)
 
   void t.test(
-    'F.84 admin JWT mints claude-code → 201 with the token, prefix, principal, owner, default scopes, 90-day expiry',
+    'MINT-1 admin JWT mints claude-code → 201 with the token, prefix, principal, owner, default scopes, 90-day expiry',
     async (t) => {
       const mint = await minted(t, { name: 'claude-code' })
       const body = mint.body
@@ -97,22 +97,22 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('F.85 the 201 keys are exactly AgentOS’s, in its order', async (t) => {
+  void t.test('MINT-1 the 201 keys are exactly AgentOS’s, in its order', async (t) => {
     const mint = await minted(t, {})
     t.strictSame(Object.keys(mint.body), RESPONSE_KEYS)
   })
 
-  void t.test('F.86 expires_in_days 7 → 201, expires_at ≈ now + 7 d', async (t) => {
+  void t.test('MINT-1 expires_in_days 7 → 201, expires_at ≈ now + 7 d', async (t) => {
     expiresIn(t, await minted(t, { expires_in_days: 7 }), 7)
   })
 
-  void t.test('F.87 never_expires → 201, expires_at null', async (t) => {
+  void t.test('MINT-1 never_expires → 201, expires_at null', async (t) => {
     const mint = await minted(t, { never_expires: true })
     t.equal(mint.body.expires_at, null)
   })
 
   void t.test(
-    'F.88 expires_in_days null → 90 d; 0 → 422 greater_than_equal; 3651 → 422 less_than_equal',
+    'MINT-5 expires_in_days null → 90 d; 0 → 422 greater_than_equal; 3651 → 422 less_than_equal',
     async (t) => {
       expiresIn(t, await minted(t, { expires_in_days: null }), 90)
       const loc = ['body', 'expires_in_days']
@@ -121,13 +121,13 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('F.89 a 64-character name → 422 string_too_long', async (t) => {
+  void t.test('MINT-5 a 64-character name → 422 string_too_long', async (t) => {
     invalidBody(t, await post({ name: 'a'.repeat(64) }), 'string_too_long', ['body', 'name'])
     await minted(t, { name: 'a'.repeat(63) })
   })
 
   void t.test(
-    'F.90 names that are not slugs → 422 with a clear message (deviation: AgentOS’s full app answers 500)',
+    'MINT-5 names that are not slugs → 422 with a clear message (deviation: AgentOS’s full app answers 500)',
     async (t) => {
       for (const name of [
         'Claude-Code',
@@ -144,7 +144,7 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('F.91 unknown scopes → 400 "Invalid scope(s): …" in request order', async (t) => {
+  void t.test('SCOPE-1 unknown scopes → 400 "Invalid scope(s): …" in request order', async (t) => {
     refused(t, await post({ name: 'f91', scopes: grants('bogus') }), 400, 'Invalid scope(s): bogus')
     refused(
       t,
@@ -154,11 +154,11 @@ forEachStore(t, async (t, store) => {
     )
   })
 
-  void t.test('F.92 an empty scope → 400 "Invalid scope(s): "', async (t) => {
+  void t.test('SCOPE-1 an empty scope → 400 "Invalid scope(s): "', async (t) => {
     refused(t, await post({ name: 'f92', scopes: grants('') }), 400, 'Invalid scope(s): ')
   })
 
-  void t.test('F.93 sessions:write without the flag → 400 privileged (full text)', async (t) => {
+  void t.test('MINT-2 sessions:write without the flag → 400 privileged (full text)', async (t) => {
     refused(
       t,
       await post({ name: 'f93', scopes: grants('sessions:write') }),
@@ -168,7 +168,7 @@ forEachStore(t, async (t, store) => {
   })
 
   void t.test(
-    `F.94 without the flag: ${AGENTOS_ADMIN} (literally), ${ADMIN}, service_accounts:write, service_accounts:read, sessions:*:delete → 400; agents:my-agent:run → 201`,
+    `MINT-2 without the flag: ${AGENTOS_ADMIN} (literally), ${ADMIN}, service_accounts:write, service_accounts:read, sessions:*:delete → 400; agents:my-agent:run → 201`,
     async (t) => {
       for (const scope of [
         AGENTOS_ADMIN,
@@ -190,26 +190,29 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('F.95 mixed scopes without the flag → 400 listing only the privileged', async (t) => {
-    const reply = await post({
-      name: 'f95',
-      scopes: grants('sessions:write', 'agents:run', 'service_accounts:read'),
-    })
-    refused(
-      t,
-      reply,
-      400,
-      'Privileged scope(s) require allow_privileged_scopes=true: sessions:write, service_accounts:read. Privileged tokens must be deliberate, never accidental.',
-    )
-  })
+  void t.test(
+    'MINT-2 mixed scopes without the flag → 400 listing only the privileged',
+    async (t) => {
+      const reply = await post({
+        name: 'f95',
+        scopes: grants('sessions:write', 'agents:run', 'service_accounts:read'),
+      })
+      refused(
+        t,
+        reply,
+        400,
+        'Privileged scope(s) require allow_privileged_scopes=true: sessions:write, service_accounts:read. Privileged tokens must be deliberate, never accidental.',
+      )
+    },
+  )
 
-  void t.test('F.96 bare-string scopes → 422', async (t) => {
+  void t.test('MINT-5 bare-string scopes → 422', async (t) => {
     const reply = await post({ name: 'f96', scopes: ['agents:run'] })
     invalidBody(t, reply, 'model_attributes_type', ['body', 'scopes', 0])
   })
 
   void t.test(
-    'F.97 effect "Allow" or null → 422 literal_error; effect "deny" → 422 with a clear message (deviation: AgentOS’s full app answers 500)',
+    'MINT-5 effect "Allow" or null → 422 literal_error; effect "deny" → 422 with a clear message (deviation: AgentOS’s full app answers 500)',
     async (t) => {
       const loc = ['body', 'scopes', 0, 'effect']
       const capital = await post({
@@ -226,7 +229,7 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('F.98 explicit and implied effect "allow" → 201, raws in order', async (t) => {
+  void t.test('MINT-1 explicit and implied effect "allow" → 201, raws in order', async (t) => {
     const mint = await minted(t, {
       scopes: [{ scope: 'agents:run', effect: 'allow' }, { scope: 'sessions:read' }],
     })
@@ -237,7 +240,7 @@ forEachStore(t, async (t, store) => {
     )
   })
 
-  void t.test('F.99 agents:my-agent:run → ScopeSchema with sub_namespace my-agent', async (t) => {
+  void t.test('MINT-1 agents:my-agent:run → ScopeSchema with sub_namespace my-agent', async (t) => {
     const mint = await minted(t, { scopes: grants('agents:my-agent:run') })
     t.strictSame(mint.body.scopes, [
       {
@@ -251,12 +254,12 @@ forEachStore(t, async (t, store) => {
     ])
   })
 
-  void t.test('F.100 scopes [] → 201 with no scopes (not the defaults)', async (t) => {
+  void t.test('MINT-1 scopes [] → 201 with no scopes (not the defaults)', async (t) => {
     const mint = await minted(t, { scopes: [] })
     t.strictSame(mint.body.scopes, [])
   })
 
-  void t.test('F.101 an unknown body field is ignored → 201', async (t) => {
+  void t.test('MINT-1 an unknown body field is ignored → 201', async (t) => {
     const mint = await minted(t, { colour: 'blue', scopes: grants('agents:run') })
     t.equal(mint.body.colour, undefined)
     t.strictSame(Object.keys(mint.body), RESPONSE_KEYS)

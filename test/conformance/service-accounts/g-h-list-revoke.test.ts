@@ -1,4 +1,4 @@
-/** Reference 11 parts G (list, lines 119–126) and H (revoke, lines 127–133), on both stores. */
+/** Checklist part G (list, lines 119–126) and H (revoke, lines 127–133), on both stores. */
 import t from 'tap'
 import { metricValue } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -57,7 +57,7 @@ forEachStore(t, async (t, store) => {
     ) ?? 0
 
   void t.test(
-    'G.119 admin lists → 200 {data, meta}; items have no token or hash; token_prefix == token[:16]',
+    'SA-2 admin lists → 200 {data, meta}; items have no token or hash; token_prefix == token[:16]',
     async (t) => {
       const minted = [
         await mint(J, admin, { name: 'g119-a' }),
@@ -87,7 +87,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'G.120 an empty store → data [], total_count 0, total_pages 0; G.122 limit/page/include_revoked/sort honoured',
+    'SA-2 an empty store → data [], total_count 0, total_pages 0; SA-2 limit/page/include_revoked/sort honoured',
     async (t) => {
       const empty = await stack(t, runtime, jConfig({}, await store.section()))
       const first = await empty.call('GET', '/service-accounts', { token: admin })
@@ -97,7 +97,7 @@ forEachStore(t, async (t, store) => {
         meta: { page: 1, limit: 20, total_pages: 0, total_count: 0, search_time_ms: 0 },
       })
 
-      // G.122 on the same, now known, contents: 12 accounts minted in shuffled order, 2 revoked.
+      // SA-2 on the same, now known, contents: 12 accounts minted in shuffled order, 2 revoked.
       const names = ['k', 'c', 'h', 'a', 'l', 'e', 'j', 'b', 'g', 'd', 'i', 'f'].map(
         (n) => `n-${n}`,
       )
@@ -116,7 +116,7 @@ forEachStore(t, async (t, store) => {
       t.same(
         body.data.map((item) => item.name),
         ['n-h', 'n-i', 'n-j', 'n-k', 'n-l'],
-        'G.122 active only, by name ascending, offset 5',
+        'SA-2 active only, by name ascending, offset 5',
       )
       t.strictSame(body.meta, {
         page: 2,
@@ -131,7 +131,7 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('G.121 limit 0, limit 101, page 0, include_revoked=maybe → 422', async (t) => {
+  void t.test('SA-2 limit 0, limit 101, page 0, include_revoked=maybe → 422', async (t) => {
     invalidBody(t, await list('?limit=0'), 'greater_than_equal', ['query', 'limit'])
     invalidBody(t, await list('?limit=101'), 'less_than_equal', ['query', 'limit'])
     invalidBody(t, await list('?page=0'), 'greater_than_equal', ['query', 'page'])
@@ -141,7 +141,7 @@ forEachStore(t, async (t, store) => {
     ])
   })
 
-  void t.test('G.123 unknown sort_by and sort_order → 200, created_at descending', async (t) => {
+  void t.test('SA-2 unknown sort_by and sort_order → 200, created_at descending', async (t) => {
     const reply = await list('?sort_by=bogus&sort_order=bogus&limit=100')
     t.equal(reply.status, 200)
     const data = listing(reply).data
@@ -165,7 +165,7 @@ forEachStore(t, async (t, store) => {
   })
 
   void t.test(
-    'G.124 JWT(agents:run) and a default-scope token → 403ip(service_accounts:read)',
+    'SA-2 JWT(agents:run) and a default-scope token → 403ip(service_accounts:read)',
     async (t) => {
       refused(t, await list('', await jwt(['agents:run'])), 403, ip('service_accounts:read'))
       const patd = await mint(J, admin, { name: 'g124' })
@@ -174,7 +174,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'G.125 O, no credential → 401 (deviation: AgentOS lists every account to anyone on an open instance)',
+    'SA-2 O, no credential → 401 (deviation: AgentOS lists every account to anyone on an open instance)',
     async (t) => {
       const O = await stack(t, runtime, await store.section())
       const reply = await O.call('GET', '/service-accounts')
@@ -182,7 +182,7 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('G.126 accounts of every minter are visible to any authorised lister', async (t) => {
+  void t.test('SA-2 accounts of every minter are visible to any authorised lister', async (t) => {
     const bob = await jwt(['service_accounts:write', 'agents:run'], { sub: 'bob' })
     const byBob = await mint(J, bob, { name: 'g126-bob', scopes: grants('agents:run') })
     const byAlice = await mint(J, admin, {
@@ -200,12 +200,12 @@ forEachStore(t, async (t, store) => {
     t.equal(owners.get(byPat.id), 'sa:g126-alice')
   })
 
-  void t.test('H.127 unknown id → 404 "Service account \'nope\' not found"', async (t) => {
+  void t.test('SA-3 unknown id → 404 "Service account \'nope\' not found"', async (t) => {
     refused(t, await revoke('nope'), 404, "Service account 'nope' not found")
   })
 
   void t.test(
-    'H.128 active → 204 empty; H.129 again → 204, revoked_at unchanged, no write',
+    'SA-3 active → 204 empty; SA-3 again → 204, revoked_at unchanged, no write',
     async (t) => {
       const account = await mint(J, admin, { name: 'h128' })
       const before = nowSeconds()
@@ -221,15 +221,15 @@ forEachStore(t, async (t, store) => {
       t.ok(typeof at === 'number' && at >= before && at <= nowSeconds(), 'revoked_at ≈ now')
       const writes = await revokeWrites()
       const again = await revoke(account.id)
-      t.equal(again.status, 204, 'H.129 idempotent')
+      t.equal(again.status, 204, 'SA-3 idempotent')
       t.equal(again.text, '')
-      t.equal(await revokedAt(), at, 'H.129 revoked_at unchanged')
-      t.equal(await revokeWrites(), writes, 'H.129 no revoke statement ran')
+      t.equal(await revokedAt(), at, 'SA-3 revoked_at unchanged')
+      t.equal(await revokeWrites(), writes, 'SA-3 no revoke statement ran')
     },
   )
 
   void t.test(
-    'H.130 JWT(agents:read) → 403ip(service_accounts:delete); JWT(service_accounts:delete) → 204',
+    'SA-3 JWT(agents:read) → 403ip(service_accounts:delete); JWT(service_accounts:delete) → 204',
     async (t) => {
       const account = await mint(J, admin, { name: 'h130' })
       const reader = await jwt(['agents:read'])
@@ -239,7 +239,7 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('H.131 after revocation the token is refused at once on this replica', async (t) => {
+  void t.test('PAT-3 after revocation the token is refused at once on this replica', async (t) => {
     const account = await mint(J, admin, { name: 'h131' })
     const before = await J.call('GET', '/sessions', { token: account.token })
     t.equal(before.status, 200, 'used (and cached) before the revocation')
@@ -249,7 +249,7 @@ forEachStore(t, async (t, store) => {
   })
 
   void t.test(
-    'H.132 the name can be minted again after revocation: new id and token',
+    'MINT-6 the name can be minted again after revocation: new id and token',
     async (t) => {
       const first = await mint(J, admin, { name: 'h132' })
       t.equal((await revoke(first.id)).status, 204)
@@ -261,7 +261,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'H.133 O, no credential: DELETE /service-accounts/nope → 401 (deviation: AgentOS answers 404, no auth needed)',
+    'SA-3 O, no credential: DELETE /service-accounts/nope → 401 (deviation: AgentOS answers 404, no auth needed)',
     async (t) => {
       const O = await stack(t, runtime, await store.section())
       refused(t, await O.call('DELETE', '/service-accounts/nope'), 401, MANAGE_AUTHENTICATION)

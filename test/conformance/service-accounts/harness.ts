@@ -1,5 +1,5 @@
 /**
- * Reference 11 parts F–I run once per store kind: the same line tests against the embedded store
+ * Checklist part F–I run once per store kind: the same line tests against the embedded store
  * (PGlite, the default) and against a throwaway PostgreSQL server (one per test file, a fresh
  * database per gateway).
  */

@@ -1,5 +1,5 @@
 /**
- * Reference 11 part I, failing tokens (lines 140–145, 147, 150, 151): one 401 for unknown, expired
+ * Checklist part I, failing tokens (lines 140–145, 147, 150, 151): one 401 for unknown, expired
  * and revoked tokens, the throttle, no store, a store error and the cache TTL, on both stores.
  */
 import t from 'tap'
@@ -30,7 +30,7 @@ void t.test('without a store (the same for both store kinds)', async (t) => {
   const S0 = await stack(t, runtime, sConfig(off))
 
   void t.test(
-    'I.144 J and S without service accounts: any svc_pat_ token → 401 "…not enabled…"',
+    'PAT-6 J and S without service accounts: any svc_pat_ token → 401 "…not enabled…"',
     async (t) => {
       for (const fixture of [J0, S0]) {
         for (const token of [mintToken().token, 'svc_pat_x']) {
@@ -46,7 +46,7 @@ void t.test('without a store (the same for both store kinds)', async (t) => {
   )
 
   void t.test(
-    'I.145 O without a db → no equivalent: Portcullis refuses the configuration (no credential source at all)',
+    'PAT-6 O without a db → no equivalent: Portcullis refuses the configuration (no credential source at all)',
     async (t) => {
       await t.rejects(
         startGateway(t, { upstream: { url: runtime.url }, ...off }),
@@ -62,7 +62,7 @@ forEachStore(t, async (t, store) => {
   const O = await stack(t, runtime, await store.section())
 
   void t.test(
-    'I.140 an unknown token → 401 "Invalid or expired service account token"',
+    'PAT-2 an unknown token → 401 "Invalid or expired service account token"',
     async (t) => {
       for (const token of [mintToken().token, 'svc_pat_doesnotexist']) {
         refused(t, await J.call('GET', '/sessions', { token }), 401, INVALID)
@@ -70,13 +70,13 @@ forEachStore(t, async (t, store) => {
     },
   )
 
-  void t.test('I.141 an expired token (expires_at in the past) → 401, the same text', async (t) => {
+  void t.test('PAT-2 an expired token (expires_at in the past) → 401, the same text', async (t) => {
     const expired = await seedAccount(J.gateway, 'i141', ['sessions:read'], nowSeconds() - 60)
     refused(t, await J.call('GET', '/sessions', { token: expired.token }), 401, INVALID)
   })
 
   void t.test(
-    'I.142 25 bad tokens from one client: 20 × 401, then 429 with Retry-After; I.143 a valid token from it → 200',
+    'PAT-4 25 bad tokens from one client: 20 × 401, then 429 with Retry-After; PAT-4 a valid token from it → 200',
     async (t) => {
       const fixture = await stack(t, runtime, jConfig({}, await store.section()))
       const valid = await mint(fixture, admin, { name: 'i143' })
@@ -99,12 +99,12 @@ forEachStore(t, async (t, store) => {
       )
       const ok = await fixture.call('GET', '/sessions', { token: valid.token })
       forwarded(t, ok, 200, '/sessions')
-      t.equal(ok.upstream?.headers['x-auth-user-id'], 'sa:i143', 'I.143 never throttled')
+      t.equal(ok.upstream?.headers['x-auth-user-id'], 'sa:i143', 'PAT-4 never throttled')
     },
   )
 
   void t.test(
-    'I.147 O: stale or unknown tokens and random bearers are ignored → 200 as anonymous',
+    'PAT-6 O: stale or unknown tokens and random bearers are ignored → 200 as anonymous',
     async (t) => {
       const stale = await seedAccount(O.gateway, 'i147', ['sessions:read'])
       await subsystem(O.gateway).store.revoke(stale.id, nowSeconds())
@@ -119,7 +119,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.151 a token revoked in the database behind the gateway: still accepted with TTL 30, refused at once with TTL 0',
+    'PAT-3 a token revoked in the database behind the gateway: still accepted with TTL 30, refused at once with TTL 0',
     async (t) => {
       const J0 = await stack(t, runtime, jConfig({}, await store.section({ cache_ttl_seconds: 0 })))
       for (const [fixture, expected] of [
@@ -141,7 +141,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.150 a store error during lookup → 503 "Authentication is temporarily unavailable", never counted',
+    'PAT-5 a store error during lookup → 503 "Authentication is temporarily unavailable", never counted',
     async (t) => {
       const fixture = await stack(t, runtime, jConfig({}, await store.section()))
       const account = await mint(fixture, admin, { name: 'i150' })

@@ -1,5 +1,5 @@
 /**
- * Reference 11 part I, using tokens (lines 134–139, 146, 148, 149): scopes enforced in every mode,
+ * Checklist part I, using tokens (lines 134–139, 146, 148, 149): scopes enforced in every mode,
  * identity pinned to `sa:<name>` at the upstream, on both stores.
  */
 import t from 'tap'
@@ -45,7 +45,7 @@ forEachStore(t, async (t, store) => {
   ]
 
   void t.test(
-    'I.134 J, S, O: PATd runs agent a1 → 200, the run attributed to sa:<name> at the upstream',
+    'AUTH-8 J, S, O: PATd runs agent a1 → 200, the run attributed to sa:<name> at the upstream',
     async (t) => {
       for (const { label, stack: fixture, patd } of fixtures) {
         const reply = await fixture.call('POST', '/agents/a1/runs', {
@@ -62,7 +62,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.135 J, S, O: PATd GET /sessions → 200; DELETE /sessions → 403ip(sessions:delete)',
+    'AUTH-8 J, S, O: PATd GET /sessions → 200; DELETE /sessions → 403ip(sessions:delete)',
     async (t) => {
       for (const { label, stack: fixture, patd } of fixtures) {
         const sessions = await fixture.call('GET', '/sessions', { token: patd.token })
@@ -78,7 +78,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.136 PATd: GET /agents and /agents/a1 → 403ip(agents:read); GET /config → 200',
+    'AUTH-8 PATd: GET /agents and /agents/a1 → 403ip(agents:read); GET /config → 200',
     async (t) => {
       for (const { stack: fixture, patd } of fixtures) {
         const auth = { token: patd.token }
@@ -90,7 +90,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.137 PAT(agents:a1:read, agents:a1:run): GET /agents → [a1]; a2 → 403; run a2 → 403ip(agents:run)',
+    'AUTH-8 PAT(agents:a1:read, agents:a1:run): GET /agents → [a1]; a2 → 403; run a2 → 403ip(agents:run)',
     async (t) => {
       const narrow = await mint(J, admin, {
         name: 'i137',
@@ -109,7 +109,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.138 PATd cancels without session_id → 400 (service accounts are always self-scoped)',
+    'ISO-1 PATd cancels without session_id → 400 (service accounts are always self-scoped)',
     async (t) => {
       for (const { stack: fixture, patd } of fixtures) {
         const reply = await fixture.call('POST', '/agents/a1/runs/r/cancel', { token: patd.token })
@@ -119,7 +119,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.139 PAT([]): GET /metrics/refresh/status → 200; GET /sessions → 403ip(sessions:read)',
+    'AUTH-8 PAT([]): GET /metrics/refresh/status → 200; GET /sessions → 403ip(sessions:read)',
     async (t) => {
       const empty = await mint(J, admin, { name: 'i139', scopes: [] })
       const status = await J.call('GET', '/metrics/refresh/status', { token: empty.token })
@@ -130,7 +130,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.146 JWT RBAC off: PATd DELETE /sessions → 403 and GET /agents → 403 (token scopes always enforced)',
+    'AUTH-8 JWT RBAC off: PATd DELETE /sessions → 403 and GET /agents → 403 (token scopes always enforced)',
     async (t) => {
       const off = await stack(t, runtime, jConfig({ authorization: false }, await store.section()))
       const patd = await mint(off, await jwt([ADMIN]), { name: 'i146' })
@@ -143,7 +143,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.148 O: a verified PATd DELETE /sessions → 403; GET /service-accounts → 403ip(service_accounts:read)',
+    'AUTH-8 O: a verified PATd DELETE /sessions → 403; GET /service-accounts → 403ip(service_accounts:read)',
     async (t) => {
       const patd = fixtures[2]?.patd
       if (patd === undefined) throw new Error('no O fixture')
@@ -160,7 +160,7 @@ forEachStore(t, async (t, store) => {
   )
 
   void t.test(
-    'I.149 J and S: "Authorization: svc_pat_…" without "Bearer " → accepted',
+    'AUTH-2 J and S: "Authorization: svc_pat_…" without "Bearer " → accepted',
     async (t) => {
       for (const { label, stack: fixture, patd } of fixtures.slice(0, 2)) {
         const reply = await fixture.call('GET', '/sessions', {

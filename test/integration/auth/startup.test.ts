@@ -1,5 +1,5 @@
 /**
- * Startup validation through createGateway (specification 5.2 rule 8): a gateway that could not
+ * Startup validation through createGateway (CONF-1): a gateway that could not
  * implement its auth mode refuses to start instead of running open. The config loader's own rules
  * have their tests in test/unit/config; this is the same rule reached from code.
  */

@@ -1,5 +1,5 @@
 /**
- * Reference 8.1 and 7.2 through the gateway: per-tool scopes on `tools/call` (single and batch,
+ * MCP-6, ISO-2 through the gateway: per-tool scopes on `tools/call` (single and batch,
  * JSON and SSE answers) and `user_id` pinning of tool arguments.
  */
 import t from 'tap'

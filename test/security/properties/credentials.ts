@@ -1,6 +1,6 @@
 /**
  * Properties of credential extraction against a reference parser written here from AgentOS's
- * documented behaviour (reference 6.5): the header named by `token_header_key` (one `Bearer `
+ * documented behaviour (AUTH-2): the header named by `token_header_key` (one `Bearer `
  * scheme removed, any other value taken whole), the cookie (Starlette's parsing), header first
  * for `both`, and any credential header or cookie given twice refused. No input may yield a
  * different token, and nothing but a GatewayError may be thrown.

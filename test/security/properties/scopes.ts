@@ -2,7 +2,7 @@
  * Properties of scope parsing and matching: grants are monotonic (adding scopes never removes
  * access, nor ids from a listing), wildcards in the family or action position (`agents:*`,
  * `*:read`) never grant anything, the admin scope works by exact match only, and the scopes
- * claim is read as reference 6.4 says (a list's strings; a string as one scope; else nothing).
+ * claim is read as JWT-10 says (a list's strings; a string as one scope; else nothing).
  */
 import fc from 'fast-check'
 import type { Principal } from '../../../src/principal.js'

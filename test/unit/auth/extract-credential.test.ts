@@ -14,7 +14,7 @@ const cookie: CredentialSettings = authConfig({ token_source: 'cookie', cookie_n
 const both: CredentialSettings = authConfig({ token_source: 'both', cookie_name: 'jwt_cookie' })
 const customHeader: CredentialSettings = authConfig({ token_header_key: 'X-Auth-Token' })
 
-void t.test('header values (reference 6.5, checklist 10–15)', async (t) => {
+void t.test('header values (AUTH-2, JWT-9)', async (t) => {
   const table: [string, string | undefined][] = [
     ['Bearer abc', 'abc'], // 11: then fails as a JWT with "Not enough segments"
     ['Bearer', 'Bearer'], // 12: node trims "Bearer " to "Bearer": the whole value is the token

@@ -40,7 +40,7 @@ const verify = (token: string, jwks: JSONWebKeySet, at: number) =>
   })
 
 void t.test(
-  'rule 10: the assertion verifies with the published JWKS and carries the identity',
+  'IDENT-3: the assertion verifies with the published JWKS and carries the identity',
   async (t) => {
     for (const algorithm of ['ES256', 'EdDSA', 'RS256'] as const) {
       const time = clock()
@@ -77,7 +77,7 @@ void t.test(
   },
 )
 
-void t.test('rule 10: expiry', async (t) => {
+void t.test('IDENT-3: expiry', async (t) => {
   const time = clock()
   const signer = await AssertionSigner.create(settings({ lifetimeSeconds: 30 }), { now: time.now })
   const token = await signer.assertionFor(jwtUser('alice'))
@@ -85,7 +85,7 @@ void t.test('rule 10: expiry', async (t) => {
   await t.rejects(verify(token, signer.jwks(), START + 31_000), { code: 'ERR_JWT_EXPIRED' })
 })
 
-void t.test('rule 10: cached per principal while more than half its life remains', async (t) => {
+void t.test('IDENT-3: cached per principal while more than half its life remains', async (t) => {
   const time = clock()
   const signer = await AssertionSigner.create(settings(), { now: time.now })
   const alice = jwtUser('alice', [], { credentialHash: 'h-alice' })
@@ -100,7 +100,7 @@ void t.test('rule 10: cached per principal while more than half its life remains
 })
 
 void t.test(
-  'rule 10: rotation publishes the next key first and keeps the previous one',
+  'IDENT-3: rotation publishes the next key first and keeps the previous one',
   async (t) => {
     const time = clock()
     const signer = await AssertionSigner.create(settings(), { now: time.now })
@@ -134,7 +134,7 @@ void t.test(
 )
 
 void t.test(
-  'rule 10: a shared signing keys file: the first key signs, all are published',
+  'IDENT-3: a shared signing keys file: the first key signs, all are published',
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'portcullis-keys-'))
     t.teardown(() => rm(dir, { recursive: true, force: true }))
@@ -162,7 +162,7 @@ void t.test(
 )
 
 void t.test(
-  'rule 10: the enforcer injects the assertion for authenticated callers only',
+  'IDENT-3: the enforcer injects the assertion for authenticated callers only',
   async (t) => {
     const config = testConfig({
       identity: { assertion: { enabled: true, header: 'X-Identity-Proof' } },

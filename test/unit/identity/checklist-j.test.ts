@@ -1,4 +1,4 @@
-/** Checklist part J (reference 11), the lines decidable at the identity layer. JI unless noted. */
+/** Checklist part J (docs/agentos-compatibility.md, "Conformance checklist"), the lines decidable at the identity layer. JI unless noted. */
 import t from 'tap'
 import { ADMIN, bodyText, enforcer, jwtUser, planInput, refusal } from './helpers.js'
 

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { identitySchema } from '../../../src/config/sections/identity.js'
 import { testConfig } from './helpers.js'
 
-void t.test('rule 11: the identity block and its defaults', async (t) => {
+void t.test('IDENT-4: the identity block and its defaults', async (t) => {
   t.same(testConfig().identity, {
     forward_credentials: false,
     strip_headers: [
@@ -38,7 +38,7 @@ void t.test('rule 11: the identity block and its defaults', async (t) => {
   }
 })
 
-void t.test('rule 11: every key is described', async (t) => {
+void t.test('IDENT-4: every key is described', async (t) => {
   const schema = z.toJSONSchema(identitySchema, { io: 'input' }) as JsonSchema
   const undescribed: string[] = []
   const walk = (node: JsonSchema, path: string) => {

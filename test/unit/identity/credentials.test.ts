@@ -9,7 +9,7 @@ import {
   serviceAccount,
 } from './helpers.js'
 
-void t.test('rule 2: credentials are dropped unless a JWT is forwarded', async (t) => {
+void t.test('IDENT-2: credentials are dropped unless a JWT is forwarded', async (t) => {
   const jwt = jwtUser('alice')
   const cases = [
     {

@@ -16,7 +16,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 const run = (principal: Principal, body: string | Buffer, path = '/agents/a1/runs') =>
   planInput({ principal, method: 'POST', path, headers: FORM, body })
 
-void t.test('rule 5: run forms take the caller id, admins included (7.2, 134)', async (t) => {
+void t.test('ISO-2: run forms take the caller id, admins included (ISO-2, AUTH-8)', async (t) => {
   const gateway = enforcer()
   const cases = [
     {
@@ -45,7 +45,7 @@ void t.test('rule 5: run forms take the caller id, admins included (7.2, 134)', 
     },
     { name: 'empty form', principal: jwtUser('alice'), body: '', expected: undefined },
     {
-      name: 'JWT session_id claim overrides the form (6.4)',
+      name: 'JWT session_id claim overrides the form (JWT-10)',
       principal: jwtUser('alice', [], { sessionId: 'claimed' }),
       body: 'session_id=mine&message=hi',
       expected: 'message=hi&user_id=alice&session_id=claimed',
@@ -63,7 +63,7 @@ void t.test('rule 5: run forms take the caller id, admins included (7.2, 134)', 
 })
 
 void t.test(
-  'rule 5: continue is a run route; other routes replace a scoped user_id only',
+  'ISO-2: continue is a run route; other routes replace a scoped user_id only',
   async (t) => {
     const gateway = enforcer({ auth: { user_isolation: true } })
     const alice = jwtUser('alice')
@@ -81,7 +81,7 @@ void t.test(
   },
 )
 
-void t.test('rule 5: every byte of other fields survives (latin1, raw high bytes)', async (t) => {
+void t.test('ISO-2: every byte of other fields survives (latin1, raw high bytes)', async (t) => {
   const raw = Buffer.concat([
     Buffer.from('a=\u00ff\u0000&user_id=x&b=', 'latin1'),
     Buffer.from([0xc3, 0x28, 0x80]),
@@ -98,7 +98,7 @@ void t.test('rule 5: every byte of other fields survives (latin1, raw high bytes
   t.same(out.toString('hex'), expected.toString('hex'))
 })
 
-void t.test('rule 7: a scoped gate reads session_id from the form', async (t) => {
+void t.test('ISO-3: a scoped gate reads session_id from the form', async (t) => {
   const gateway = enforcer({ auth: { user_isolation: true } })
   const alice = jwtUser('alice')
   const ok = await gateway.plan(run(alice, 'session_id=s1', '/agents/a1/runs/r1/cancel'))
@@ -119,7 +119,7 @@ void t.test('rule 7: a scoped gate reads session_id from the form', async (t) =>
   t.equal(await bodyText(json), '{"session_id":"s1"}', 'a JSON session_id counts as well')
 })
 
-void t.test('rule 5: 413 beyond max_body_bytes', async (t) => {
+void t.test('ISO-2: 413 beyond max_body_bytes', async (t) => {
   const gateway = enforcer({ server: { max_body_bytes: 64 } })
   const principal = serviceAccount('bot')
   const exact = await gateway.plan(run(principal, `message=${'x'.repeat(56)}`))

@@ -4,7 +4,7 @@ import { ADMIN, enforcer, jwtUser, planInput, refusal, serviceAccount } from './
 const isolated = () => enforcer({ auth: { user_isolation: true } })
 const alice = jwtUser('alice', ['sessions:read'])
 
-void t.test('rule 4: learnings refuse another user for scoped callers (159)', async (t) => {
+void t.test('ISO-3: learnings refuse another user for scoped callers (ISO-3)', async (t) => {
   const gateway = isolated()
   const refusals: [string, string, string][] = [
     ['GET', '/learnings', 'Cannot list learnings for another user'],
@@ -44,50 +44,47 @@ void t.test('rule 4: learnings refuse another user for scoped callers (159)', as
   t.equal(jsonBody.detail, 'Cannot create learnings for another user')
 })
 
-void t.test(
-  'rule 7: scoped cancel/continue/resume need a session_id (156, 157, 138)',
-  async (t) => {
-    const gateway = isolated()
-    for (const family of ['agents', 'teams', 'workflows']) {
-      for (const action of ['cancel', 'continue', 'resume']) {
-        const path = `/${family}/x1/runs/r1/${action}`
-        const error = await refusal(() =>
-          gateway.plan(planInput({ principal: alice, method: 'POST', path })),
-        )
-        t.equal(error.status, 400, path)
-        t.equal(error.detail, 'session_id is required for this action')
-        const empty = await refusal(() =>
-          gateway.plan(planInput({ principal: alice, method: 'POST', path, query: 'session_id=' })),
-        )
-        t.equal(empty.status, 400, `${path}: empty`)
-        const given = await gateway.plan(
-          planInput({ principal: alice, method: 'POST', path, query: 'session_id=s1' }),
-        )
-        t.equal(given.query, 'session_id=s1&user_id=alice')
-      }
+void t.test('ISO-3: scoped cancel/continue/resume need a session_id (ISO-3, ISO-1)', async (t) => {
+  const gateway = isolated()
+  for (const family of ['agents', 'teams', 'workflows']) {
+    for (const action of ['cancel', 'continue', 'resume']) {
+      const path = `/${family}/x1/runs/r1/${action}`
+      const error = await refusal(() =>
+        gateway.plan(planInput({ principal: alice, method: 'POST', path })),
+      )
+      t.equal(error.status, 400, path)
+      t.equal(error.detail, 'session_id is required for this action')
+      const empty = await refusal(() =>
+        gateway.plan(planInput({ principal: alice, method: 'POST', path, query: 'session_id=' })),
+      )
+      t.equal(empty.status, 400, `${path}: empty`)
+      const given = await gateway.plan(
+        planInput({ principal: alice, method: 'POST', path, query: 'session_id=s1' }),
+      )
+      t.equal(given.query, 'session_id=s1&user_id=alice')
     }
-    const pat = await refusal(() =>
-      enforcer().plan(
-        planInput({
-          principal: serviceAccount('d'),
-          method: 'POST',
-          path: '/agents/a1/runs/r/cancel',
-        }),
-      ),
-    )
-    t.equal(pat.detail, 'session_id is required for this action', '138: PATs are always scoped')
-    const path = '/agents/a1/runs/r/cancel'
-    const admin = await gateway.plan(planInput({ principal: ADMIN, method: 'POST', path }))
-    t.equal(admin.query, undefined, '156: admin passes')
-    const off = await enforcer().plan(planInput({ principal: alice, method: 'POST', path }))
-    t.equal(off.query, undefined, '158: isolation off passes')
-    const claim = await gateway.plan(
+  }
+  const pat = await refusal(() =>
+    enforcer().plan(
       planInput({
-        principal: jwtUser('alice', [], { sessionId: 's9' }),
+        principal: serviceAccount('d'),
         method: 'POST',
-        path: '/agents/a1/runs/r/continue',
+        path: '/agents/a1/runs/r/cancel',
       }),
-    )
-    t.same(claim.query, 'user_id=alice', 'continue: the JWT session_id claim supplies the session')
-  },
-)
+    ),
+  )
+  t.equal(pat.detail, 'session_id is required for this action', '138: PATs are always scoped')
+  const path = '/agents/a1/runs/r/cancel'
+  const admin = await gateway.plan(planInput({ principal: ADMIN, method: 'POST', path }))
+  t.equal(admin.query, undefined, '156: admin passes')
+  const off = await enforcer().plan(planInput({ principal: alice, method: 'POST', path }))
+  t.equal(off.query, undefined, '158: isolation off passes')
+  const claim = await gateway.plan(
+    planInput({
+      principal: jwtUser('alice', [], { sessionId: 's9' }),
+      method: 'POST',
+      path: '/agents/a1/runs/r/continue',
+    }),
+  )
+  t.same(claim.query, 'user_id=alice', 'continue: the JWT session_id claim supplies the session')
+})

@@ -14,7 +14,7 @@ const injected = (plan: {
   headers: { inject?: readonly (readonly [string, string])[] | undefined }
 }) => Object.fromEntries(plan.headers.inject ?? [])
 
-void t.test('rule 1: identity headers per principal kind', async (t) => {
+void t.test('IDENT-1: identity headers per principal kind', async (t) => {
   const gateway = enforcer()
   const cases = [
     {
@@ -60,7 +60,7 @@ void t.test('rule 1: identity headers per principal kind', async (t) => {
 })
 
 void t.test(
-  'rule 1: header values are visible ASCII, percent-encoded or \\u-escaped',
+  'IDENT-1: header values are visible ASCII, percent-encoded or \\u-escaped',
   async (t) => {
     t.equal(encodeIdHeaderValue('alice@example.com'), 'alice@example.com')
     t.equal(encodeIdHeaderValue('José Ñ'), 'Jos%C3%A9%20%C3%91')
@@ -80,7 +80,7 @@ void t.test(
   },
 )
 
-void t.test('rule 1: X-User-ID from clients (attack class 11)', async (t) => {
+void t.test('IDENT-1: X-User-ID from clients (attack class 11)', async (t) => {
   const gateway = enforcer()
   const withUid = await gateway.plan(
     planInput({
@@ -120,7 +120,7 @@ void t.test('rule 1: X-User-ID from clients (attack class 11)', async (t) => {
 })
 
 void t.test(
-  'rule 1: strip_headers are exposed normalized, assertion header included when enabled',
+  'IDENT-1: strip_headers are exposed normalized, assertion header included when enabled',
   async (t) => {
     const names = enforcer().identityHeaderNames
     t.same([...names].sort(), [

@@ -22,7 +22,7 @@ const send = (
   headers = JSON_TYPE,
 ) => planInput({ principal, method, path, headers, body })
 
-void t.test('rule 6: POST /sessions takes the caller id (155)', async (t) => {
+void t.test('ISO-2: POST /sessions takes the caller id (ISO-2)', async (t) => {
   const gateway = isolated()
   const body = '{ "session_name" : "n",\n "user_id":"someone-else", "n": 1.50e+3 }'
   const userA = await gateway.plan(send(jwtUser('user-a'), 'POST', '/sessions', body))
@@ -48,7 +48,7 @@ void t.test('rule 6: POST /sessions takes the caller id (155)', async (t) => {
   }
 })
 
-void t.test('rule 6: memories writes pin the scoped id even when absent (161)', async (t) => {
+void t.test('ISO-2: memories writes pin the scoped id even when absent (ISO-2)', async (t) => {
   const gateway = isolated()
   const userB = jwtUser('user-b')
   const foreignDelete = '{"memory_ids":["m-a"],"user_id":"user-a"}'
@@ -75,7 +75,7 @@ void t.test('rule 6: memories writes pin the scoped id even when absent (161)', 
   t.match(await bodyText(pat), /"user_id":"sa:bot"/, 'service accounts without isolation')
 })
 
-void t.test('rule 6: other routes replace a scoped top-level user_id when present', async (t) => {
+void t.test('ISO-2: other routes replace a scoped top-level user_id when present', async (t) => {
   const gateway = isolated()
   const alice = jwtUser('alice')
   const present = await gateway.plan(
@@ -118,52 +118,49 @@ void t.test('rule 6: other routes replace a scoped top-level user_id when presen
   t.equal(text.body, undefined)
 })
 
-void t.test(
-  'rule 6: what Python accepts is pinned; what it refuses passes untouched',
-  async (t) => {
-    const gateway = enforcer()
-    const principal = jwtUser('bob')
-    const cases: [string, string | undefined][] = [
-      ['{"user_id":"x","n":NaN,"m":-Infinity}', '{"user_id":"bob","n":NaN,"m":-Infinity}'],
-      ['\ufeff{"user_id":"x"}', '\ufeff{"user_id":"bob"}'],
-      ['{"user_id":"x",}', '{"user_id":"x",}'],
-      ['{"user_id":"x"} {}', '{"user_id":"x"} {}'],
-      ['{"a":01}', '{"a":01}'],
-      ['{"a":"\u0001"}', '{"a":"\u0001"}'],
-      ['[{"user_id":"x"}]', '[{"user_id":"x"}]'],
-      ['"text"', '"text"'],
-      ['{"a":[[[[[[{"b":"]"}]]]]]],"user_id":"x"}', '{"a":[[[[[[{"b":"]"}]]]]]],"user_id":"bob"}'],
-    ]
-    for (const [input, expected] of cases) {
-      const plan = await gateway.plan(send(principal, 'POST', '/sessions', input))
-      t.equal((plan.body?.content as Buffer).toString('utf8'), expected, input)
-    }
-    const utf16 = Buffer.from('{"user_id":"x"}', 'utf16le')
-    const error = await refusal(() =>
-      gateway.plan(
-        planInput({
-          principal,
-          method: 'POST',
-          path: '/sessions',
-          headers: JSON_TYPE,
-          body: utf16,
-        }),
-      ),
-    )
-    t.equal(
-      error.status,
-      400,
-      'UTF-16, which json.loads detects, is refused rather than passed unpinned',
-    )
-    const deep = '['.repeat(100_000) + ']'.repeat(100_000)
-    const deepPlan = await gateway.plan(
-      send(principal, 'POST', '/sessions', `{"a":${deep},"user_id":"x"}`),
-    )
-    t.match(await bodyText(deepPlan), /"user_id":"bob"}$/, 'no recursion limit')
-  },
-)
+void t.test('ISO-2: what Python accepts is pinned; what it refuses passes untouched', async (t) => {
+  const gateway = enforcer()
+  const principal = jwtUser('bob')
+  const cases: [string, string | undefined][] = [
+    ['{"user_id":"x","n":NaN,"m":-Infinity}', '{"user_id":"bob","n":NaN,"m":-Infinity}'],
+    ['\ufeff{"user_id":"x"}', '\ufeff{"user_id":"bob"}'],
+    ['{"user_id":"x",}', '{"user_id":"x",}'],
+    ['{"user_id":"x"} {}', '{"user_id":"x"} {}'],
+    ['{"a":01}', '{"a":01}'],
+    ['{"a":"\u0001"}', '{"a":"\u0001"}'],
+    ['[{"user_id":"x"}]', '[{"user_id":"x"}]'],
+    ['"text"', '"text"'],
+    ['{"a":[[[[[[{"b":"]"}]]]]]],"user_id":"x"}', '{"a":[[[[[[{"b":"]"}]]]]]],"user_id":"bob"}'],
+  ]
+  for (const [input, expected] of cases) {
+    const plan = await gateway.plan(send(principal, 'POST', '/sessions', input))
+    t.equal((plan.body?.content as Buffer).toString('utf8'), expected, input)
+  }
+  const utf16 = Buffer.from('{"user_id":"x"}', 'utf16le')
+  const error = await refusal(() =>
+    gateway.plan(
+      planInput({
+        principal,
+        method: 'POST',
+        path: '/sessions',
+        headers: JSON_TYPE,
+        body: utf16,
+      }),
+    ),
+  )
+  t.equal(
+    error.status,
+    400,
+    'UTF-16, which json.loads detects, is refused rather than passed unpinned',
+  )
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+  const deepPlan = await gateway.plan(
+    send(principal, 'POST', '/sessions', `{"a":${deep},"user_id":"x"}`),
+  )
+  t.match(await bodyText(deepPlan), /"user_id":"bob"}$/, 'no recursion limit')
+})
 
-void t.test('rule 6: 413 beyond max_body_bytes', async (t) => {
+void t.test('ISO-2: 413 beyond max_body_bytes', async (t) => {
   const gateway = enforcer({ server: { max_body_bytes: 32 } })
   const error = await refusal(() =>
     gateway.plan(send(jwtUser('bob'), 'POST', '/sessions', `{"x":"${'a'.repeat(40)}"}`)),

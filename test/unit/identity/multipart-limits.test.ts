@@ -14,7 +14,7 @@ import {
 const BOUNDARY = 'XyZ-client-boundary'
 const TYPE = { 'content-type': `multipart/form-data; boundary="${BOUNDARY}"` }
 
-void t.test('rule 5: malformed bodies → 400, oversized fields and part floods → 413', async (t) => {
+void t.test('ISO-2: malformed bodies → 400, oversized fields and part floods → 413', async (t) => {
   const gateway = enforcer({ server: { max_body_bytes: 1024 } })
   const principal = serviceAccount('bot')
   const send = (headers: Record<string, string>, body: string) =>

@@ -35,7 +35,7 @@ async function rewritten(
 }
 
 void t.test(
-  'rule 5: spoofed user_id parts are replaced (one, several, after the file)',
+  'ISO-2: spoofed user_id parts are replaced (one, several, after the file)',
   async (t) => {
     const bot = serviceAccount('bot')
     const png = fileHead('files', 'pic \\"1\\".png', 'image/png')
@@ -92,7 +92,7 @@ void t.test(
   },
 )
 
-void t.test('rule 5: session claim, admins, anonymous callers and other routes', async (t) => {
+void t.test('ISO-2: session claim, admins, anonymous callers and other routes', async (t) => {
   const claimed = await rewritten(jwtUser('alice', [], { sessionId: 'S' }), [
     [field('session_id'), 'mine'],
     [field('message'), 'hi'],
@@ -103,7 +103,7 @@ void t.test('rule 5: session claim, admins, anonymous callers and other routes',
     { name: 'message', value: 'hi' },
   ])
   const admin = await rewritten(ADMIN, [[field('user_id'), 'x']])
-  t.same(admin, [{ name: 'user_id', value: 'root' }], 'admins are overridden on runs (7.2)')
+  t.same(admin, [{ name: 'user_id', value: 'root' }], 'admins are overridden on runs (ISO-2)')
   t.equal(
     await rewritten(ANONYMOUS, [[field('user_id'), 'sa:x']]),
     undefined,
@@ -135,7 +135,7 @@ void t.test('rule 5: session claim, admins, anonymous callers and other routes',
   t.same(absent, [{ name: 'a', value: '1' }], 'not added where the route does not own it')
 })
 
-void t.test('rule 5: field bytes survive: latin1, UTF-8, declared charsets', async (t) => {
+void t.test('ISO-2: field bytes survive: latin1, UTF-8, declared charsets', async (t) => {
   const out = await rewritten(jwtUser('bob'), [
     [field('raw'), '\xff\xfe\x00caf\xc3\xa9'],
     [`${field('utf8')}\r\nContent-Type: text/plain; charset=utf-8`, 'caf\xc3\xa9 \xe6\x97\xa5'],
@@ -166,7 +166,7 @@ void t.test(
   },
 )
 
-void t.test('rule 7 with multipart: the gate reads the fields before answering', async (t) => {
+void t.test('ISO-3 with multipart: the gate reads the fields before answering', async (t) => {
   const sections = { auth: { user_isolation: true } }
   const path = '/agents/a1/runs/r1/continue'
   const ok = await rewritten(

@@ -13,7 +13,7 @@ const isolated = () => enforcer({ auth: { user_isolation: true } })
 const alice = jwtUser('alice', ['sessions:read'])
 
 void t.test(
-  'rule 3: a scoped caller gets user_id=<scoped> on every route, others byte for byte',
+  'ISO-2: a scoped caller gets user_id=<scoped> on every route, others byte for byte',
   async (t) => {
     const gateway = isolated()
     const cases: [string, string, string][] = [
@@ -40,7 +40,7 @@ void t.test(
   },
 )
 
-void t.test('rule 3: who is scoped (reference 7.1)', async (t) => {
+void t.test('ISO-2: who is scoped (ISO-1)', async (t) => {
   const cases = [
     {
       name: 'service account, isolation off',
@@ -48,9 +48,9 @@ void t.test('rule 3: who is scoped (reference 7.1)', async (t) => {
       principal: serviceAccount('bot'),
       query: 'user_id=sa%3Abot',
     },
-    { name: 'jwt, isolation off (158)', gateway: enforcer(), principal: alice, query: undefined },
+    { name: 'jwt, isolation off (ISO-1)', gateway: enforcer(), principal: alice, query: undefined },
     { name: 'jwt, isolation on', gateway: isolated(), principal: alice, query: 'user_id=alice' },
-    { name: 'admin (154)', gateway: isolated(), principal: ADMIN, query: undefined },
+    { name: 'admin (ISO-1)', gateway: isolated(), principal: ADMIN, query: undefined },
     {
       name: 'admin service account',
       gateway: isolated(),
@@ -98,7 +98,7 @@ void t.test(
   },
 )
 
-void t.test('rule 3: fork pins the caller for unscoped callers too (7.2)', async (t) => {
+void t.test('ISO-2: fork pins the caller for unscoped callers too (ISO-2)', async (t) => {
   const gateway = enforcer()
   const path = '/agents/a1/sessions/s1/fork'
   const cases = [

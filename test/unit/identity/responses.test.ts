@@ -21,7 +21,7 @@ const json = (
   }
 }
 
-void t.test('rule 8: listings keep only accessible ids (1.6, 137)', async (t) => {
+void t.test('RBAC-2: listings keep only accessible ids (RBAC-2, AUTH-8)', async (t) => {
   const gateway = enforcer()
   const principal = serviceAccount('reader', ['agents:a1:read'])
   const agents = [{ id: 'a1', name: 'One' }, { id: 'a2' }, { name: 'no id' }, 'junk', { id: 3 }]
@@ -88,7 +88,7 @@ void t.test('rule 8: listings keep only accessible ids (1.6, 137)', async (t) =>
   t.equal(detail.rewriteResponse, undefined, 'only the listings themselves')
 })
 
-void t.test('rule 9: GET /info reports the gateway mode (checklist 2)', async (t) => {
+void t.test('INFO-1: GET /info reports the gateway mode (INFO-1)', async (t) => {
   const upstream = json({ os_id: 'os-1', auth_mode: 'none', mcp: { oauth: null } })
   for (const mode of ['jwt', 'security_key', 'none'] as const) {
     const plan = await enforcer({}, mode).plan(planInput({ principal: ANONYMOUS, path: '/info' }))

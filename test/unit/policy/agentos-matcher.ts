@@ -1,5 +1,5 @@
 /**
- * An independent model of AgentOS 2.9.0's route → scope lookup (reference 1.2), used only to
+ * An independent model of AgentOS 2.9.0's route → scope lookup (ROUTE-2), used only to
  * compare outcomes: Python `fnmatch` semantics and the exact-then-first-match dict scan.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Real AgentOS 2.9.0 HTTP routes (reference 1.1 and its "not mapped" table), as method and path
+ * Real AgentOS 2.9.0 HTTP routes (ROUTE-1 and its "not mapped" table), as method and path
  * shape; `{}` stands for one path parameter.
  */
 export const ROUTE_SHAPES: readonly (readonly [string, string])[] = [

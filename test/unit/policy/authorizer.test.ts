@@ -41,13 +41,13 @@ void t.test('6.11: who has route scopes and route gates enforced', async (t) => 
   }
 })
 
-void t.test('D.77 the scheduler with authorization on', async (t) => {
+void t.test('AUTH-7 the scheduler with authorization on', async (t) => {
   t.same(decide(scheduler(true), 'GET', '/agents'), allowed('all'))
   t.same(decide(scheduler(true), 'GET', '/sessions'), denied('sessions:read'))
   t.same(decide(scheduler(true), 'POST', '/service-accounts'), denied('service_accounts:write'))
 })
 
-void t.test('D.77 the scheduler is checked strictly: no listing fallback', async (t) => {
+void t.test('AUTH-7 the scheduler is checked strictly: no listing fallback', async (t) => {
   const gate = authorizer({ 'GET /agents': ['agents:read', 'sessions:read'] })
   const required = 'agents:read, sessions:read'
   t.same(decide(scheduler(true), 'GET', '/agents', gate), denied(required))
@@ -60,7 +60,7 @@ void t.test('D.77 the scheduler is checked strictly: no listing fallback', async
 })
 
 void t.test(
-  'I.136/137 PATs: default scopes cannot list; per-resource PATs see their ids',
+  'AUTH-8 PATs: default scopes cannot list; per-resource PATs see their ids',
   async (t) => {
     const pat = principal('service_account', DEFAULT_TOKEN_SCOPES)
     t.same(decide(pat, 'GET', '/agents'), denied('agents:read'))

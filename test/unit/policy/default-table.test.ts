@@ -13,7 +13,7 @@ function concretePath(pattern: string): string {
   return pattern.replaceAll('*', () => `id${++n}`)
 }
 
-void t.test('the table has all 103 entries of reference 1.1, in order', async (t) => {
+void t.test('the table has all 103 entries of ROUTE-1, in order', async (t) => {
   t.equal(DEFAULT_SCOPE_MAPPINGS.length, 103)
   const at = (n: number) => DEFAULT_SCOPE_MAPPINGS[n - 1]
   t.same(at(1), ['GET', '/config', ['config:read']])

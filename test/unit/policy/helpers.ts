@@ -6,7 +6,7 @@ import { Grants } from '../../../src/policy/grants.js'
 
 export const ADMIN = 'os:admin'
 
-/** The internal scheduler token's fixed scopes (reference 6.10). */
+/** The internal scheduler token's fixed scopes (AUTH-7). */
 export const SCHEDULER_SCOPES: readonly string[] = [
   'agents:read',
   'agents:run',

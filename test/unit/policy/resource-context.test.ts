@@ -1,7 +1,7 @@
 import t from 'tap'
 import { resourceContext } from '../../../src/policy/resource-context.js'
 
-void t.test('the anchored rule of reference 1.3', async (t) => {
+void t.test('the anchored rule of SCOPE-3', async (t) => {
   t.same(resourceContext('/agents'), { family: 'agents', id: undefined })
   t.same(resourceContext('/agents/a1/runs'), { family: 'agents', id: 'a1' })
   t.same(resourceContext('/teams/t1'), { family: 'teams', id: 't1' })

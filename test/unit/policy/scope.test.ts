@@ -9,7 +9,7 @@ import {
 } from '../../../src/policy/scope.js'
 import { ADMIN, SCHEDULER_SCOPES } from './helpers.js'
 
-void t.test('parseScope follows reference 2.1', async (t) => {
+void t.test('parseScope follows SCOPE-1', async (t) => {
   t.same(parseScope('os:admin', ADMIN), { kind: 'admin' })
   t.same(parseScope('agents:read', ADMIN), { kind: 'global', resource: 'agents', action: 'read' })
   t.same(parseScope('agents:a1:run', ADMIN), {
@@ -76,7 +76,7 @@ void t.test('splitScope is the wire split, with the alias and no admin special c
   t.same(splitScope(''), { namespace: '', sub_namespace: null, permission: 'unknown' })
 })
 
-void t.test('DEFAULT_TOKEN_SCOPES (2.4), in order', async (t) => {
+void t.test('DEFAULT_TOKEN_SCOPES (MINT-3), in order', async (t) => {
   t.same(DEFAULT_TOKEN_SCOPES, [
     'agents:run',
     'teams:run',
@@ -87,23 +87,23 @@ void t.test('DEFAULT_TOKEN_SCOPES (2.4), in order', async (t) => {
   t.ok(Object.isFrozen(DEFAULT_TOKEN_SCOPES))
 })
 
-void t.test('F.91 invalid scopes, in request order', async (t) => {
+void t.test('SCOPE-1 invalid scopes, in request order', async (t) => {
   t.same(invalidScopes(['bogus'], ADMIN), ['bogus'])
   t.same(invalidScopes(['bogus', 'agents:run', 'a:b:c:d'], ADMIN), ['bogus', 'a:b:c:d'])
   t.same(invalidScopes(['os:admin', 'agents:', ':', '*:*'], ADMIN), [])
 })
 
-void t.test('F.92 an empty scope is invalid and renders as nothing', async (t) => {
+void t.test('SCOPE-1 an empty scope is invalid and renders as nothing', async (t) => {
   const invalid = invalidScopes([''], ADMIN)
   t.same(invalid, [''])
   t.equal(`Invalid scope(s): ${invalid.join(', ')}`, 'Invalid scope(s): ')
 })
 
-void t.test('F.93 sessions:write is privileged', async (t) => {
+void t.test('MINT-2 sessions:write is privileged', async (t) => {
   t.same(privilegedScopes(['sessions:write'], ADMIN), ['sessions:write'])
 })
 
-void t.test('F.94 admin, service_accounts and delete are privileged; run is not', async (t) => {
+void t.test('MINT-2 admin, service_accounts and delete are privileged; run is not', async (t) => {
   t.same(privilegedScopes(['agent_os:admin'], ADMIN), ['agent_os:admin'])
   t.same(privilegedScopes(['agent_os:admin'], 'agent_os:admin'), ['agent_os:admin'])
   t.same(privilegedScopes(['os:admin'], ADMIN), ['os:admin'])
@@ -115,7 +115,7 @@ void t.test('F.94 admin, service_accounts and delete are privileged; run is not'
   t.same(privilegedScopes(['agents:my-agent:run', 'agents:read', 'bogus'], ADMIN), [])
 })
 
-void t.test('F.95 mixed privileged scopes are listed in request order', async (t) => {
+void t.test('MINT-2 mixed privileged scopes are listed in request order', async (t) => {
   t.same(privilegedScopes(['sessions:write', 'agents:run', 'service_accounts:read'], ADMIN), [
     'sessions:write',
     'service_accounts:read',
@@ -124,13 +124,13 @@ void t.test('F.95 mixed privileged scopes are listed in request order', async (t
 
 const minter = ['service_accounts:write', 'agents:run']
 
-void t.test('F.107 the subset rule for a delegated minter', async (t) => {
+void t.test('MINT-4 the subset rule for a delegated minter', async (t) => {
   t.same(ungrantableScopes(minter, ['agents:run'], ADMIN), [])
   t.same(ungrantableScopes(minter, ['teams:run'], ADMIN), ['teams:run'])
   t.same(ungrantableScopes(minter, ['os:admin'], ADMIN), ['os:admin'])
 })
 
-void t.test('F.108 minting the defaults lists every missing one, in order', async (t) => {
+void t.test('MINT-4 minting the defaults lists every missing one, in order', async (t) => {
   t.same(ungrantableScopes(minter, DEFAULT_TOKEN_SCOPES, ADMIN), [
     'teams:run',
     'workflows:run',
@@ -139,12 +139,12 @@ void t.test('F.108 minting the defaults lists every missing one, in order', asyn
   ])
 })
 
-void t.test('F.109 a wildcard or global holder may grant per-resource and wildcard', async (t) => {
+void t.test('MINT-4 a wildcard or global holder may grant per-resource and wildcard', async (t) => {
   t.same(ungrantableScopes(['agents:*:run'], ['agents:z:run', 'agents:run'], ADMIN), [])
   t.same(ungrantableScopes(['agents:run'], ['agents:*:run', 'agents:z:run'], ADMIN), [])
 })
 
-void t.test('F.110 a per-resource holder may grant only that scope', async (t) => {
+void t.test('MINT-4 a per-resource holder may grant only that scope', async (t) => {
   const caller = ['agents:my-agent:run']
   t.same(ungrantableScopes(caller, ['agents:my-agent:run'], ADMIN), [])
   t.same(
@@ -157,11 +157,11 @@ void t.test('F.110 a per-resource holder may grant only that scope', async (t) =
   )
 })
 
-void t.test('F.111 self-replication of service_accounts:write is allowed', async (t) => {
+void t.test('MINT-4 self-replication of service_accounts:write is allowed', async (t) => {
   t.same(ungrantableScopes(['service_accounts:write'], ['service_accounts:write'], ADMIN), [])
 })
 
-void t.test('F.114 check order: invalid, then privileged, then subset', async (t) => {
+void t.test('MINT-1 check order: invalid, then privileged, then subset', async (t) => {
   const requested = ['bogus', 'sessions:write']
   t.same(invalidScopes(requested, ADMIN), ['bogus'], 'the first check already refuses')
   t.same(invalidScopes(['sessions:write'], ADMIN), [])
@@ -177,7 +177,7 @@ void t.test('subset rule: admin callers, aliases and ordinary agent_os:admin', a
   t.same(ungrantableScopes([], [], ADMIN), [])
 })
 
-void t.test('D.78 the scheduler cannot mint the defaults', async (t) => {
+void t.test('AUTH-7 the scheduler cannot mint the defaults', async (t) => {
   t.same(ungrantableScopes(SCHEDULER_SCOPES, DEFAULT_TOKEN_SCOPES, ADMIN), [
     'sessions:read',
     'config:read',

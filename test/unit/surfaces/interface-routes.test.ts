@@ -13,7 +13,7 @@ import { ADMIN } from './helpers.js'
 const interfaces = (input: Record<string, unknown> = {}) =>
   configSchema.parse({ interfaces: input }).interfaces
 
-void t.test('A2A mappings of reference 1.9', async (t) => {
+void t.test('A2A mappings of ROUTE-4', async (t) => {
   const entries = a2aMappings('/a2a')
   t.equal(entries.length, 15)
   t.same(entries[0], {

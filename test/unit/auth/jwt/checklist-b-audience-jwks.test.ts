@@ -4,7 +4,7 @@ import { fixtures, publicJwk, signJwt } from '../../../helpers/jwt.js'
 import { authConfig, gatewayErrorOf } from '../helpers.js'
 import { createVerifier, hs, J, K } from './setup.js'
 
-/** AgentOS checklist part B (reference 11), lines 27–36, named by number; no HTTP needed. */
+/** AgentOS checklist part B (docs/agentos-compatibility.md, "Conformance checklist"), lines 27–36, named by number; no HTTP needed. */
 
 void t.test('27–29: JA (verify_audience, expected os-1)', async (t) => {
   const { principal } = await createVerifier(t, { ...J, verify_audience: true })

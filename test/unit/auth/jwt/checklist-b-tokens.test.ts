@@ -3,7 +3,7 @@ import { extractCredential } from '../../../../src/auth/extract-credential.js'
 import { authConfig, gatewayErrorOf, inbound } from '../helpers.js'
 import { createVerifier, hs, J, K } from './setup.js'
 
-/** AgentOS checklist part B (reference 11), lines 11–26, named by number; no HTTP needed. */
+/** AgentOS checklist part B (docs/agentos-compatibility.md, "Conformance checklist"), lines 11–26, named by number; no HTTP needed. */
 
 void t.test('11, 12, 26: not three segments → Invalid token: Not enough segments', async (t) => {
   const { verifier } = await createVerifier(t, J)

@@ -4,7 +4,7 @@ import { signRawHs } from '../../../helpers/jwt.js'
 import { authConfig, gatewayErrorOf, inbound } from '../helpers.js'
 import { createVerifier, hs, J } from './setup.js'
 
-/** AgentOS checklist part B (reference 11), lines 40–43, named by number; no HTTP needed. */
+/** AgentOS checklist part B (docs/agentos-compatibility.md, "Conformance checklist"), lines 40–43, named by number; no HTTP needed. */
 
 void t.test(
   '40: validate false: no token → Authorization header missing; any secret passes',

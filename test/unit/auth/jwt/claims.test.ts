@@ -5,7 +5,7 @@ import { signRawHs } from '../../../helpers/jwt.js'
 import { gatewayErrorOf } from '../helpers.js'
 import { createVerifier, hs, J, K } from './setup.js'
 
-/** Attack class 28 and reference 6.4: how claims become a principal. */
+/** Attack class 28 and JWT-10: how claims become a principal. */
 
 void t.test('the scopes claim table', async (t) => {
   const { principal } = await createVerifier(t, J)
@@ -100,7 +100,7 @@ void t.test(
   },
 )
 
-void t.test('the principal (reference 5.7)', async (t) => {
+void t.test('the principal (AUTH-1)', async (t) => {
   const { principal, clock } = await createVerifier(t, {
     ...J,
     dependencies_claims: ['tenant', 'absent'],

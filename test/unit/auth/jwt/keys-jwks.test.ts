@@ -31,40 +31,43 @@ void t.test('each asymmetric family verifies through a JWKS entry', async (t) =>
   t.equal((await hmac.principal(token)).userId, 'h', 'HS256 through an oct entry')
 })
 
-void t.test('JWKS errors fall through to static keys only when there are some (6.2)', async (t) => {
-  const jwks = JSON.stringify({ keys: [publicJwk(fixtures.rsaPublicPem(), { kid: 'k' })] })
-  const dir = t.testdir({ 'jwks.json': jwks })
-  const onlyJwks = await createVerifier(t, {
-    algorithm: 'RS256',
-    jwks_file: `${dir}/jwks.json`,
-    jwks_watch: false,
-  })
-  const signedBy2 = await signJwt(
-    { sub: 'b' },
-    { alg: 'RS256', key: fixtures.rsa2Private(), kid: 'k' },
-  )
-  t.equal((await gatewayErrorOf(() => onlyJwks.principal(signedBy2))).reason, 'jwt.signature')
-  const withStatic = await createVerifier(t, {
-    algorithm: 'RS256',
-    jwks_file: `${dir}/jwks.json`,
-    jwks_watch: false,
-    verification_keys: [fixtures.rsa2PublicPem()],
-  })
-  t.equal(
-    (await withStatic.principal(signedBy2)).userId,
-    'b',
-    'the static key verifies after the JWKS key failed',
-  )
-  const expired = await signJwt(
-    { sub: 'a', exp: withStatic.clock.seconds - 60 },
-    { alg: 'RS256', key: fixtures.rsaPrivate(), kid: 'k' },
-  )
-  t.equal(
-    (await gatewayErrorOf(() => withStatic.principal(expired))).detail,
-    'Token has expired',
-    'a JWKS expiry is final',
-  )
-})
+void t.test(
+  'JWKS errors fall through to static keys only when there are some (JWT-8)',
+  async (t) => {
+    const jwks = JSON.stringify({ keys: [publicJwk(fixtures.rsaPublicPem(), { kid: 'k' })] })
+    const dir = t.testdir({ 'jwks.json': jwks })
+    const onlyJwks = await createVerifier(t, {
+      algorithm: 'RS256',
+      jwks_file: `${dir}/jwks.json`,
+      jwks_watch: false,
+    })
+    const signedBy2 = await signJwt(
+      { sub: 'b' },
+      { alg: 'RS256', key: fixtures.rsa2Private(), kid: 'k' },
+    )
+    t.equal((await gatewayErrorOf(() => onlyJwks.principal(signedBy2))).reason, 'jwt.signature')
+    const withStatic = await createVerifier(t, {
+      algorithm: 'RS256',
+      jwks_file: `${dir}/jwks.json`,
+      jwks_watch: false,
+      verification_keys: [fixtures.rsa2PublicPem()],
+    })
+    t.equal(
+      (await withStatic.principal(signedBy2)).userId,
+      'b',
+      'the static key verifies after the JWKS key failed',
+    )
+    const expired = await signJwt(
+      { sub: 'a', exp: withStatic.clock.seconds - 60 },
+      { alg: 'RS256', key: fixtures.rsaPrivate(), kid: 'k' },
+    )
+    t.equal(
+      (await gatewayErrorOf(() => withStatic.principal(expired))).detail,
+      'Token has expired',
+      'a JWKS expiry is final',
+    )
+  },
+)
 
 void t.test('JWKS entries are imported by kid, skipped when unusable', async (t) => {
   const rsa = publicJwk(fixtures.rsaPublicPem())

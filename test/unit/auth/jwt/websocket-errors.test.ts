@@ -6,7 +6,7 @@ import { signJwt } from '../../../helpers/jwt.js'
 import { gatewayErrorOf } from '../helpers.js'
 import { createVerifier, J, K } from './setup.js'
 
-/** Reference 8.6: the auth_error frame texts for a refused JWT. */
+/** WS-1: the auth_error frame texts for a refused JWT. */
 
 void t.test('HTTP failures map to the WebSocket texts', async (t) => {
   const { principal, clock } = await createVerifier(t, { ...J, verify_audience: true })

@@ -26,7 +26,7 @@ const denied = (scopes: string) => ({
   message: `Insufficient permissions. Required scope(s): ${scopes}`,
 })
 
-void t.test('each built-in tool is checked as its REST route (reference 8.1)', async (t) => {
+void t.test('each built-in tool is checked as its REST route (MCP-6)', async (t) => {
   t.same(toolRoute('run_agent', { agent_id: 'a1' }), {
     method: 'POST',
     shape: '/agents/_/runs',
@@ -73,7 +73,7 @@ void t.test('enforced for service accounts always, JWTs under authorization', as
   t.match(await policy.decide(jwtPrincipal([ADMIN]), 'run_team', args), { kind: 'allow' })
 })
 
-void t.test('user_id: run tools the caller, read tools scoped callers (7.2)', async (t) => {
+void t.test('user_id: run tools the caller, read tools scoped callers (ISO-2)', async (t) => {
   const user = jwtPrincipal(['agents:run', 'sessions:read'], 'u1')
   t.same(await policy.decide(user, 'run_agent', { agent_id: 'a1', user_id: 'x' }), {
     kind: 'allow',

@@ -16,7 +16,7 @@ import {
 } from '../../../../src/surfaces/workflow/frames.js'
 import { jwtPrincipal, SECURITY_KEY, servicePrincipal } from '../helpers.js'
 
-void t.test('connected and auth_required texts (reference 8.6)', async (t) => {
+void t.test('connected and auth_required texts (WS-1)', async (t) => {
   t.same(connectedFrame(true), {
     event: 'connected',
     message: 'Connected to AgentOS. Please authenticate to continue.',
@@ -49,7 +49,7 @@ void t.test('authenticated frames per credential kind', async (t) => {
   t.same(authenticatedFrames(ANONYMOUS), [GENERIC_AUTHENTICATED])
 })
 
-void t.test('auth_error texts: service accounts (5.5), JWTs, the key', async (t) => {
+void t.test('auth_error texts: service accounts (PAT-5), JWTs, the key', async (t) => {
   const sa = (error: GatewayError, jwt: boolean) => authErrorFrame(error, jwt)
   for (const jwt of [true, false]) {
     t.same(sa(invalidTokenError('revoked'), jwt), {
