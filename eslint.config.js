@@ -207,7 +207,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...SECURITY_SELECTORS] },
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 )
