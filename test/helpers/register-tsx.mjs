@@ -11,6 +11,8 @@
  * measured: they load TypeScript without these source maps, and their coverage would blur the
  * test processes' own.
  */
+import process from 'node:process'
+
 await import('tsx')
 // tsx's hooks run in a thread of their own, started asynchronously: loading one TypeScript module
 // makes sure they have read the variable before it goes.
