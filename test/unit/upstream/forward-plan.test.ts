@@ -84,6 +84,22 @@ function stageRequest(
   }
 }
 
+/** The first plan: identity enforcement of the stage request (on `path`, else its own). */
+function identityPlan(
+  enforcer: IdentityEnforcer,
+  request: StageRequest,
+  path = request.inbound.path,
+): Promise<ForwardPlan> {
+  return enforcer.plan({
+    principal: request.principal,
+    method: request.inbound.method,
+    path,
+    query: request.inbound.query,
+    headers: request.inbound.headers,
+    body: request.body,
+  })
+}
+
 void t.test('the helpers return new plans and leave the old ones alone', async (t) => {
   const base: ForwardPlan = {
     ...PASS_THROUGH,
@@ -119,14 +135,7 @@ void t.test(
     const enforcer = new IdentityEnforcer(testConfig({}), 'jwt')
     const principal = serviceAccountPrincipal('ci', ['agents:read'])
     const request = stageRequest(principal, 'GET', '/.well-known/agent-card.json', undefined)
-    const identity = await enforcer.plan({
-      principal,
-      method: 'GET',
-      path: '/info',
-      query: '',
-      headers: request.inbound.headers,
-      body: request.body,
-    })
+    const identity = await identityPlan(enforcer, request, '/info')
     t.ok(identity.rewriteResponse, '/info is rewritten by identity enforcement')
     const before = snapshot(identity)
     const stage = discoveryStage(OPTIONS)
@@ -150,14 +159,7 @@ void t.test('identity pins the body, AG-UI reads the pinned body, not the client
   const principal = serviceAccountPrincipal('ci', ['agents:run'])
   const body = { forwarded_props: { user_id: 'mallory' }, user_id: 'mallory' }
   const request = stageRequest(principal, 'POST', '/agents/a1/runs', body)
-  const identity = await enforcer.plan({
-    principal,
-    method: 'POST',
-    path: '/agents/a1/runs',
-    query: '',
-    headers: request.inbound.headers,
-    body: request.body,
-  })
+  const identity = await identityPlan(enforcer, request)
   t.ok(Buffer.isBuffer(identity.body?.content), 'the run route pins user_id')
   const stage = aguiStage({ paths: new Set(['/agents/a1/runs']), bodyLimits: LIMITS })
   const final = (await stage.plan(request, identity)) as ForwardPlan
@@ -174,14 +176,7 @@ void t.test('A2A names a service account by its alias in X-User-ID', async (t) =
   const principal = serviceAccountPrincipal('ci', ['agents:run'])
   const body = { params: { message: { metadata: { userId: 'sa:ci' } } } }
   const request = stageRequest(principal, 'POST', '/a2a/agents/a1/v1/message:send', body)
-  const identity = await enforcer.plan({
-    principal,
-    method: 'POST',
-    path: request.inbound.path,
-    query: '',
-    headers: request.inbound.headers,
-    body: request.body,
-  })
+  const identity = await identityPlan(enforcer, request)
   const stage = a2aStage({
     prefix: '/a2a',
     bodyLimits: LIMITS,
