@@ -4,9 +4,8 @@ import type {
   ServiceAccountsApi,
   ApiResponse,
 } from '../../service-accounts/api/service-accounts-api.js'
-import { issues } from '../../service-accounts/api/pydantic-issues.js'
+import { parseJsonBody } from '../../service-accounts/api/json-body.js'
 import { corsErrorHeaders } from '../cors.js'
-import { jsonNestingExceeds, jsonTooDeep } from '../json-depth.js'
 import { readBoundedBody } from '../../inbound/request-body.js'
 import type { GatewayContext } from '../state.js'
 
@@ -92,7 +91,14 @@ async function dispatch(
 ): Promise<ApiResponse> {
   const principal = ctx.state.principal
   if (path === BASE) {
-    if (ctx.method === 'POST') return api.mint(principal, await jsonBody(ctx, limits))
+    if (ctx.method === 'POST') {
+      const raw = await readBoundedBody(
+        ctx.req,
+        limits.maxBodyBytes,
+        ctx.req.headers['content-length'],
+      )
+      return api.mint(principal, parseJsonBody(raw, limits.maxJsonDepth))
+    }
     if (ctx.method === 'GET')
       return api.list(principal, new URLSearchParams(ctx.state.inbound.query))
     throw methodNotAllowed()
@@ -108,32 +114,4 @@ function methodNotAllowed(): GatewayError {
   return new GatewayError('METHOD_NOT_ALLOWED', 'Method Not Allowed', {
     reason: 'service_accounts.method',
   })
-}
-
-/** The body as FastAPI reads a JSON model: absent → 422 missing, unparsable → 422 json_invalid. */
-async function jsonBody(
-  ctx: GatewayContext,
-  limits: { maxBodyBytes: number; maxJsonDepth: number },
-): Promise<unknown> {
-  const raw = await readBoundedBody(ctx.req, limits.maxBodyBytes, ctx.req.headers['content-length'])
-  if (raw.length === 0) {
-    throw new GatewayError(
-      'VALIDATION_FAILED',
-      [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
-      {
-        reason: 'service_accounts.validation',
-      },
-    )
-  }
-  // A 422 echoes the offending value, and serializing a deeply nested one overflows the stack.
-  if (jsonNestingExceeds(raw, limits.maxJsonDepth)) throw jsonTooDeep()
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown
-  } catch (error) {
-    const message = (error as Error).message
-    const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0)
-    throw new GatewayError('VALIDATION_FAILED', [issues.jsonInvalid(position, message)], {
-      reason: 'service_accounts.validation',
-    })
-  }
 }

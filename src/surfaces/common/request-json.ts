@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { GatewayError } from '../../errors.js'
-import { jsonNestingExceeds, jsonTooDeep } from '../../http/json-depth.js'
+import { jsonNestingExceeds, jsonTooDeep } from '../../inbound/json-depth.js'
 import type { StageRequest } from '../../http/stage.js'
 import { hasBody, readBoundedBody } from '../../inbound/request-body.js'
 import { withBody, type ForwardPlan } from '../../upstream/forward-plan.js'
