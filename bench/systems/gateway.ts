@@ -47,6 +47,8 @@ export interface GatewaySetup {
   readonly cacheMaxEntries: number
   readonly accessLog: boolean
   readonly cpuProfileDir?: string
+  /** Extra options for node itself (before the script). */
+  readonly nodeArgs?: readonly string[]
 }
 
 /** The YAML config of one gateway (documented keys only; see docs/configuration.md). */
@@ -106,12 +108,16 @@ export async function startGateway(
         ]
   // Access log lines go to a file (as to a container log), written by the gateway itself.
   const out = logFile(join(dir, `${setup.name}.log`))
-  const child = start(process.execPath, [...profile, main, 'serve', '--config', configFile], {
-    cpus,
-    cwd: PROJECT_ROOT,
-    env,
-    stdio: ['ignore', out.fd, out.fd],
-  })
+  const child = start(
+    process.execPath,
+    [...(setup.nodeArgs ?? []), ...profile, main, 'serve', '--config', configFile],
+    {
+      cpus,
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['ignore', out.fd, out.fd],
+    },
+  )
   closeSync(out.fd)
   try {
     await waitForHttp(
