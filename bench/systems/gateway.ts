@@ -49,6 +49,8 @@ export interface GatewaySetup {
   readonly cpuProfileDir?: string
   /** Extra options for node itself (before the script). */
   readonly nodeArgs?: readonly string[]
+  /** Called with the gateway's pid as soon as it is spawned (before it is ready). */
+  readonly onSpawn?: (pid: number) => void
 }
 
 /** The YAML config of one gateway (documented keys only; see docs/configuration.md). */
@@ -119,6 +121,7 @@ export async function startGateway(
     },
   )
   closeSync(out.fd)
+  if (child.pid !== undefined) setup.onSpawn?.(child.pid)
   try {
     await waitForHttp(
       `http://127.0.0.1:${adminPort}/readyz`,
