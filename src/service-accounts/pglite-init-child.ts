@@ -3,7 +3,6 @@
  * by unpacking the template given as second argument, or with initdb when there is none; then
  * reports its peak resident memory to the parent and exits (see pglite-init.ts).
  */
-import { PgliteSqlClient } from './pglite-client.js'
 import { unpackStoreTemplate } from './pglite-template.js'
 
 const send = (message: Record<string, unknown>): Promise<void> =>
@@ -14,7 +13,9 @@ const send = (message: Record<string, unknown>): Promise<void> =>
 
 try {
   const [dataDir = '', template = ''] = process.argv.slice(2)
-  if (template === '') await PgliteSqlClient.initialise(dataDir)
+  // PGlite is loaded only to run initdb: unpacking has no use for it.
+  if (template === '')
+    await (await import('./pglite-client.js')).PgliteSqlClient.initialise(dataDir)
   else await unpackStoreTemplate(template, dataDir)
   // maxRSS is in kibibytes.
   await send({ peakRssBytes: process.resourceUsage().maxRSS * 1024 })
