@@ -10,8 +10,12 @@ export {
 export { MIGRATIONS, SERVICE_ACCOUNTS_TABLE, type Migration } from './migrations/index.js'
 export { PgSqlClient } from './pg-client.js'
 export { PgliteSqlClient } from './pglite-client.js'
-export { ServiceAccountCache, type CachedAccount } from './service-account-cache.js'
-export { isExpired, servicePrincipal } from './service-account-principal.js'
+export { ServiceAccountCache } from './service-account-cache.js'
+export {
+  isExpired,
+  servicePrincipal,
+  type ServiceAccountPrincipal,
+} from './service-account-principal.js'
 export {
   ServiceAccountVerifier,
   type ServiceAccountVerifierDeps,

@@ -13,8 +13,16 @@ function internScopes(scopes: readonly string[]): readonly string[] {
   return scopeLists.lookup(key) ?? scopeLists.remember(key, Object.freeze([...scopes]))
 }
 
+/** A verified service-account token's principal: it names its account and carries its expiry. */
+export type ServiceAccountPrincipal = Principal & {
+  readonly serviceAccount: { readonly id: string; readonly name: string }
+}
+
 /** The principal of a verified token (reference 5.7): scoped, always under authorization. */
-export function servicePrincipal(record: ServiceAccountRecord, credentialHash: string): Principal {
+export function servicePrincipal(
+  record: ServiceAccountRecord,
+  credentialHash: string,
+): ServiceAccountPrincipal {
   return Object.freeze({
     kind: 'service_account',
     authenticated: true,
