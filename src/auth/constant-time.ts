@@ -10,3 +10,11 @@ export function safeEqual(a: string, b: string): boolean {
   const right = createHash('sha256').update(b, 'utf8').digest()
   return timingSafeEqual(left, right)
 }
+
+/**
+ * Constant-time equality of two digests (an HMAC signature against the expected one). A digest's
+ * length is public (it is the algorithm's), so a length mismatch may return at once.
+ */
+export function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b)
+}

@@ -2,12 +2,12 @@ import {
   constants,
   createHmac,
   KeyObject,
-  timingSafeEqual,
   verify,
   type VerifyKeyObjectInput,
   type VerifyPublicKeyInput,
 } from 'node:crypto'
 import { compactVerify, errors, type CompactVerifyResult, type VerifyOptions } from 'jose'
+import { equalDigests } from '../constant-time.js'
 import { rsaBitsProblem, type JwtAlgorithm } from './key-fit.js'
 import type { VerificationKey } from './key-set.js'
 
@@ -83,7 +83,7 @@ export function verifyWithNodeCrypto(
 function checkSignature(key: PreparedKey, signingInput: Buffer, signature: Buffer): boolean {
   if (key.kind === 'hmac') {
     const expected = createHmac(key.hash, key.secret).update(signingInput).digest()
-    return expected.length === signature.length && timingSafeEqual(expected, signature)
+    return equalDigests(expected, signature)
   }
   return verify(key.hash, signingInput, key.input, signature)
 }
