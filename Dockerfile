@@ -15,6 +15,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The embedded store's initialised data directory: a first start unpacks it instead of initdb.
+COPY store-template ./store-template
 COPY config/portcullis.yaml ./config/portcullis.yaml
 # The embedded store's directory; mount a volume here (the root filesystem may be read-only).
 RUN mkdir -p /var/lib/portcullis && chown node:node /var/lib/portcullis

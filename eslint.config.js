@@ -174,7 +174,8 @@ const SECURITY_SELECTORS = [
   },
   {
     selector: "Identifier[name='timingSafeEqual']",
-    message: 'One constant-time comparison: use safeEqual (auth/constant-time.ts).',
+    message:
+      'Constant-time comparisons live in auth/constant-time.ts: use safeEqual or equalDigests.',
   },
 ]
 

@@ -53,7 +53,10 @@ export function buildGateway(
     log(`building the gateway from ${ref} (${sha}) in ${dir}…`)
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
+    // The embedded store's template, at the commits that ship one (a first start unpacks it).
+    const shipped = git(root, ['ls-tree', '--name-only', sha, 'store-template']) !== ''
     const files = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json']
+    if (shipped) files.push('store-template')
     const archive = execFileSync('git', ['archive', '--format=tar', sha, ...files], {
       cwd: root,
       maxBuffer: 256 * 1024 * 1024,

@@ -95,15 +95,36 @@ export interface FloodResult {
   readonly foreignCores: number
 }
 
+/** The embedded store's first start, on an empty data directory (MB). */
+export interface FirstStartMemory {
+  /** What a container must hold: the gateway and its initialising child together, at most. */
+  readonly peakMb: number
+  /** The gateway's own peak (VmHWM) and its initialising child's (its maxRSS, as logged). */
+  readonly gatewayPeakMb: number
+  readonly childPeakMb: number
+  /** RSS once the start has settled. */
+  readonly rssMb: number
+}
+
 export interface MemoryResult {
   readonly store: string
   readonly accounts: number
+  /**
+   * RSS once the start has settled (the accounts in the store, none verified yet). Reports from
+   * before issue 14 read it two seconds after readiness.
+   */
   readonly rssBeforeMb: number
+  /** Peak RSS (VmHWM) of that start, before any token was verified. */
+  readonly startPeakMb?: number
   readonly rssAfterMb: number
   readonly peakMb: number
   /** V8 heap in use and external (Buffer) memory after warming, from the admin /metrics. */
   readonly heapUsedMb: number
   readonly externalMb: number
+  /** Growth of the V8 heap after full garbage collections, per cached account (bytes). */
+  readonly heapPerAccountBytes?: number | null
+  /** The embedded store only: its first start, before the accounts were inserted. */
+  readonly firstStart?: FirstStartMemory | null
   readonly warmSeconds: number
   readonly failures: number
 }

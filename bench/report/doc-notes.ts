@@ -37,10 +37,22 @@ export function limitNote(target: TargetResult, report: BenchReport): string {
       if (r === null) return 'not measured'
       return `p50 ${r.p50Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms, ${r.timedOut} of ${r.tokens} never refused within 2 s; after A's answer p99 ${r.afterAckP99Ms.toFixed(1)} ms.`
     }
-    default: {
-      const m = report.memory.find((result) => `memory-${result.store}` === target.id)
-      if (m === undefined) return 'not measured'
-      return `RSS ${m.rssBeforeMb.toFixed(1)} MB before the tokens were verified, ${m.rssAfterMb.toFixed(1)} MB after (peak ${m.peakMb.toFixed(1)} MB).`
-    }
+    default:
+      return memoryNote(target, report)
   }
+}
+
+/** What the memory phase measured beside the value a memory target reads. */
+function memoryNote(target: TargetResult, report: BenchReport): string {
+  const store = target.id.startsWith('embedded') ? 'embedded' : 'postgres'
+  const m = report.memory.find((result) => result.store === store)
+  if (m === undefined) return 'not measured'
+  const start = `RSS ${m.rssBeforeMb.toFixed(1)} MB after start${m.startPeakMb === undefined ? '' : ` (peak ${m.startPeakMb.toFixed(1)} MB during it)`}`
+  const cached = `${m.rssAfterMb.toFixed(1)} MB with ${m.accounts.toLocaleString('en-US')} accounts cached (V8 heap ${m.heapUsedMb.toFixed(1)} MB${m.heapPerAccountBytes == null ? '' : `, ${Math.round(m.heapPerAccountBytes)} bytes per account after GC`})`
+  const f = m.firstStart
+  const first =
+    f == null
+      ? ''
+      : `First start: peak ${f.peakMb.toFixed(1)} MB with the initialising child (gateway ${f.gatewayPeakMb.toFixed(1)} MB, child ${f.childPeakMb.toFixed(1)} MB), ${f.rssMb.toFixed(1)} MB after it. `
+  return `${first}${start}; ${cached}.`
 }

@@ -1,3 +1,4 @@
+import { SETTLE_MS } from '../scenarios/memory.js'
 import { median } from '../lib/stats.js'
 import type { BenchReport } from '../lib/types.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
@@ -51,7 +52,7 @@ function methodSection(report: BenchReport): string[] {
     '- Fresh JWTs: 20,000 distinct tokens per algorithm, cycled (continuing across runs) through a verified-token cache of 10,000 (LRU), so each request is a signature check.',
     `- Latency: open-loop ${o.latencyRate} req/s for ${o.durationS} s per round, alternating direct and through Portcullis (warm service-account token), latencies in µs from a Node undici client.`,
     `- Flood: good clients (closed loop, X-Forwarded-For 127.0.0.2) alone, then while 127.0.0.3 sends well-formed unknown svc_pat_ tokens at ${o.floodRate} req/s (\`server.trusted_proxies: [127.0.0.1/32]\`).`,
-    `- Memory: ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into a fresh store (hashes from src/service-accounts/token-format.ts), each token verified once, then RSS from /proc.`,
+    `- Memory: RSS from /proc once a start has settled (${SETTLE_MS / 1000} s idle: V8 keeps the start-up's garbage until its memory reducer runs), then ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into the store (hashes from src/service-accounts/token-format.ts) and each token verified once; the V8 heap per cached account is the growth of the heap between full collections forced through the inspector (opened after the RSS after start was read). The embedded store's first start is on an empty data directory, its peak the gateway and the child that initialises the directory together.`,
     `- Revocation: two gateways on one PostgreSQL database (cache TTL 300 s); ${o.revocations} cached tokens revoked one by one through replica A's API while replica B is polled back to back; time from the revoke request to B's first 401.`,
   ]
 }
@@ -92,7 +93,13 @@ function phaseSection(report: BenchReport): string[] {
     lines.push(
       `### Memory (${m.store} store)`,
       '',
-      `${m.accounts.toLocaleString('en-US')} accounts: RSS ${m.rssBeforeMb.toFixed(1)} MB before, **${m.rssAfterMb.toFixed(1)} MB** after each token was verified once (peak ${m.peakMb.toFixed(1)} MB; V8 heap in use ${m.heapUsedMb.toFixed(1)} MB, external ${m.externalMb.toFixed(1)} MB; warming took ${m.warmSeconds.toFixed(1)} s, ${m.failures} failures).`,
+      ...(m.firstStart == null
+        ? []
+        : [
+            `First start on an empty data directory: peak **${m.firstStart.peakMb.toFixed(1)} MB** with the child that initialises it (gateway ${m.firstStart.gatewayPeakMb.toFixed(1)} MB, child ${m.firstStart.childPeakMb.toFixed(1)} MB), **${m.firstStart.rssMb.toFixed(1)} MB** once settled.`,
+            '',
+          ]),
+      `${m.accounts.toLocaleString('en-US')} accounts: RSS **${m.rssBeforeMb.toFixed(1)} MB** after start${m.startPeakMb === undefined ? '' : ` (peak ${m.startPeakMb.toFixed(1)} MB)`}, **${m.rssAfterMb.toFixed(1)} MB** after each token was verified once (peak ${m.peakMb.toFixed(1)} MB; V8 heap in use ${m.heapUsedMb.toFixed(1)} MB, external ${m.externalMb.toFixed(1)} MB${m.heapPerAccountBytes == null ? '' : `; ${Math.round(m.heapPerAccountBytes)} bytes of heap per cached account after GC`}; warming took ${m.warmSeconds.toFixed(1)} s, ${m.failures} failures).`,
       '',
     )
   }

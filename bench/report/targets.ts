@@ -1,4 +1,5 @@
 import { ratio } from '../lib/stats.js'
+import { memoryTargets } from './memory-targets.js'
 import type {
   FloodResult,
   LatencyResult,
@@ -27,7 +28,7 @@ export interface TargetInputs {
   readonly revocation: RevocationResult | null
 }
 
-function target(
+export function target(
   id: string,
   description: string,
   required: string,
@@ -112,19 +113,7 @@ export function evaluateTargets(inputs: TargetInputs): TargetResult[] {
       (v) => `${(v * 100).toFixed(1)} %`,
     ),
   ]
-  const memory = inputs.memory.length === 0 ? [null] : inputs.memory
-  for (const result of memory) {
-    results.push(
-      target(
-        `memory${result === null ? '' : `-${result.store}`}`,
-        `RSS with ${result?.accounts.toLocaleString('en-US') ?? '100,000'} cached service accounts${result === null ? '' : ` (${result.store} store)`}`,
-        '≤ 150 MB',
-        result === null || result.accounts < 100_000 ? null : result.rssAfterMb,
-        (v) => v <= 150,
-        (v) => `${v.toFixed(1)} MB`,
-      ),
-    )
-  }
+  results.push(...memoryTargets(inputs.memory))
   results.push(
     target(
       'revocation',

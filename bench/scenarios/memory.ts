@@ -1,15 +1,24 @@
+import { readFileSync } from 'node:fs'
 import { Pool } from 'undici'
 import { stop } from '../lib/cleanup.js'
-import { httpRequest } from '../lib/net.js'
-import { peakRssBytes, rssBytes } from '../lib/proc.js'
+import { openInspector, type InspectorSession } from '../lib/inspector.js'
+import { freePort, httpRequest } from '../lib/net.js'
+import { peakRssBytes, processTree, rssBytes } from '../lib/proc.js'
 import { metricValue } from '../lib/proc-parse.js'
-import type { MemoryResult } from '../lib/types.js'
-import { startGateway } from '../systems/gateway.js'
+import type { FirstStartMemory, MemoryResult } from '../lib/types.js'
+import { startGateway, type RunningGateway } from '../systems/gateway.js'
 import { prepareStore, type StoreTarget } from '../systems/store.js'
 import { AUTH_PATH } from './catalog.js'
 import type { World } from './world.js'
 
 const MB = 1024 * 1024
+
+/**
+ * How long a started gateway is left alone before its RSS counts as "after start": V8 keeps the
+ * garbage of the start-up until its memory reducer runs, about 8 to 16 s after the last full
+ * collection of an idle process.
+ */
+export const SETTLE_MS = 25_000
 
 /** Sends each token once through `concurrency` keep-alive connections; returns the failures. */
 export async function requestEach(
@@ -43,10 +52,112 @@ export async function requestEach(
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** The highest sum of the RSS of a process and its descendants, sampled every 10 ms. */
+function treePeakSampler(): { watch(pid: number): void; stop(): number } {
+  let root: number | undefined
+  let peak = 0
+  const timer = setInterval(() => {
+    if (root === undefined) return
+    let sum = 0
+    for (const pid of processTree(root)) sum += rssBytes(pid) || 0
+    peak = Math.max(peak, sum)
+  }, 10)
+  return {
+    watch: (pid) => (root = pid),
+    stop: () => {
+      clearInterval(timer)
+      return peak
+    },
+  }
+}
+
+interface Started {
+  readonly gateway: RunningGateway
+  readonly pid: number
+  readonly inspectPort: number
+}
+
+async function start(
+  world: World,
+  name: string,
+  store: StoreTarget,
+  accounts: number,
+  onSpawn?: (pid: number) => void,
+): Promise<Started> {
+  const inspectPort = await freePort()
+  const gateway = await startGateway(
+    {
+      name,
+      upstreamUrl: world.upstream.baseUrl,
+      auth: { kind: 'security_key', key: world.securityKey },
+      store,
+      cacheTtlSeconds: 3_600,
+      cacheMaxEntries: Math.max(100_000, accounts),
+      accessLog: true,
+      // Nothing listens there until the harness asks (SIGUSR1), after RSS after start is read.
+      nodeArgs: [`--inspect-port=127.0.0.1:${inspectPort}`],
+      onSpawn,
+    },
+    world.dir,
+    world.pinning.sut,
+  )
+  return { gateway, pid: gateway.pids[0] ?? -1, inspectPort }
+}
+
 /**
- * RSS of a fresh gateway after `accounts` distinct service-account tokens were each verified once
- * (so all are cached): accounts inserted directly into the store first, with hashes from the
- * gateway's own token functions.
+ * The embedded store's first start on an empty data directory: the gateway's peak together with
+ * the child that initialises the directory, read three ways (sampled every 10 ms, the gateway's
+ * VmHWM, and the gateway's RSS when it forked the child plus the child's own peak, as the gateway
+ * logs them), the largest counting; then its RSS once settled.
+ */
+async function firstStart(world: World, dataDir: string, log: (line: string) => void) {
+  const sampler = treePeakSampler()
+  const { gateway, pid } = await start(
+    world,
+    'memory-embedded-first',
+    { kind: 'embedded', dataDir },
+    0,
+    (spawned) => sampler.watch(spawned),
+  )
+  try {
+    await settle(SETTLE_MS)
+    const rss = rssBytes(pid)
+    const gatewayPeak = peakRssBytes(pid)
+    const sampled = sampler.stop()
+    const initialised = readFileSync(gateway.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('embedded store initialised'))
+      .map((line) => JSON.parse(line) as { peak_rss_bytes?: number; gateway_rss_bytes?: number })
+      .at(0)
+    const childPeak = initialised?.peak_rss_bytes ?? 0
+    const together = (initialised?.gateway_rss_bytes ?? 0) + childPeak
+    const result: FirstStartMemory = {
+      peakMb: Math.max(sampled, gatewayPeak, together) / MB,
+      gatewayPeakMb: gatewayPeak / MB,
+      childPeakMb: childPeak / MB,
+      rssMb: rss / MB,
+    }
+    log(
+      `memory (embedded): first start peak ${result.peakMb.toFixed(1)} MB (gateway ${result.gatewayPeakMb.toFixed(1)}, initialising child ${result.childPeakMb.toFixed(1)}), RSS after it ${result.rssMb.toFixed(1)} MB`,
+    )
+    return result
+  } finally {
+    sampler.stop()
+    await stop(gateway.child)
+  }
+}
+
+async function heapAfterGc(inspector: InspectorSession): Promise<number> {
+  return (await inspector.heapAfterGc()).heapUsed
+}
+
+/**
+ * RSS of a gateway after its start has settled, then after `accounts` distinct service-account
+ * tokens were each verified once (so all are cached; accounts inserted directly into the store
+ * first, with hashes from the gateway's own token functions), and the growth of its V8 heap per
+ * cached account between the two, after full collections (through the inspector, opened once the
+ * RSS after start is read). The embedded store's first start is measured before, on an empty
+ * directory.
  */
 export async function runMemory(
   world: World,
@@ -55,32 +166,27 @@ export async function runMemory(
   log: (line: string) => void,
 ): Promise<MemoryResult> {
   let store: StoreTarget
+  let first: FirstStartMemory | null = null
   if (kind === 'postgres') {
     if (world.postgres === null) throw new Error('PostgreSQL is not running')
     store = { kind, url: await world.postgres.createDatabase() }
   } else {
     store = { kind, dataDir: `${world.dir}/store-memory` }
+    first = await firstStart(world, store.dataDir, log)
   }
   log(`memory (${kind}): inserting ${accounts} service accounts…`)
   const seeded = await prepareStore(store, accounts, 'bench-memory')
-  const gateway = await startGateway(
-    {
-      name: `memory-${kind}`,
-      upstreamUrl: world.upstream.baseUrl,
-      auth: { kind: 'security_key', key: world.securityKey },
-      store,
-      cacheTtlSeconds: 3_600,
-      cacheMaxEntries: Math.max(100_000, accounts),
-      accessLog: true,
-    },
-    world.dir,
-    world.pinning.sut,
-  )
-  const pid = gateway.pids[0] ?? -1
+  const { gateway, pid, inspectPort } = await start(world, `memory-${kind}`, store, accounts)
+  let inspector: InspectorSession | undefined
   try {
-    await settle(2_000)
+    await settle(SETTLE_MS)
     const before = rssBytes(pid)
-    log(`memory (${kind}): RSS ${(before / MB).toFixed(1)} MB; verifying each token once…`)
+    const startPeak = peakRssBytes(pid)
+    inspector = await openInspector(pid, inspectPort)
+    const heapBefore = await heapAfterGc(inspector)
+    log(
+      `memory (${kind}): RSS ${(before / MB).toFixed(1)} MB after start (peak ${(startPeak / MB).toFixed(1)} MB); verifying each token once…`,
+    )
     const started = performance.now()
     const failures = await requestEach(
       gateway.baseUrl,
@@ -92,21 +198,27 @@ export async function runMemory(
     const metrics = await httpRequest(`${gateway.adminUrl}/metrics`).catch(() => ({ body: '' }))
     const heapUsed = metricValue(metrics.body, 'portcullis_nodejs_heap_size_used_bytes')
     const external = metricValue(metrics.body, 'portcullis_nodejs_external_memory_bytes')
+    const heapPerAccount =
+      accounts > 0 ? ((await heapAfterGc(inspector)) - heapBefore) / accounts : null
     log(
-      `memory (${kind}): ${accounts} tokens in ${warmSeconds.toFixed(1)} s, ${failures} failures; RSS ${(after / MB).toFixed(1)} MB, heap used ${(heapUsed / MB).toFixed(1)} MB`,
+      `memory (${kind}): ${accounts} tokens in ${warmSeconds.toFixed(1)} s, ${failures} failures; RSS ${(after / MB).toFixed(1)} MB, heap used ${(heapUsed / MB).toFixed(1)} MB, ${heapPerAccount?.toFixed(0) ?? '—'} bytes of heap per cached account after GC`,
     )
     return {
       store: kind,
       accounts,
       rssBeforeMb: before / MB,
+      startPeakMb: startPeak / MB,
       rssAfterMb: after / MB,
       peakMb: peakRssBytes(pid) / MB,
       heapUsedMb: heapUsed / MB,
       externalMb: external / MB,
+      heapPerAccountBytes: heapPerAccount,
+      firstStart: first,
       warmSeconds,
       failures,
     }
   } finally {
+    inspector?.close()
     await stop(gateway.child)
   }
 }

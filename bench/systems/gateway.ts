@@ -47,6 +47,10 @@ export interface GatewaySetup {
   readonly cacheMaxEntries: number
   readonly accessLog: boolean
   readonly cpuProfileDir?: string
+  /** Extra options for node itself (before the script). */
+  readonly nodeArgs?: readonly string[]
+  /** Called with the gateway's pid as soon as it is spawned (before it is ready). */
+  readonly onSpawn?: (pid: number) => void
 }
 
 /** The YAML config of one gateway (documented keys only; see docs/configuration.md). */
@@ -106,13 +110,18 @@ export async function startGateway(
         ]
   // Access log lines go to a file (as to a container log), written by the gateway itself.
   const out = logFile(join(dir, `${setup.name}.log`))
-  const child = start(process.execPath, [...profile, main, 'serve', '--config', configFile], {
-    cpus,
-    cwd: PROJECT_ROOT,
-    env,
-    stdio: ['ignore', out.fd, out.fd],
-  })
+  const child = start(
+    process.execPath,
+    [...(setup.nodeArgs ?? []), ...profile, main, 'serve', '--config', configFile],
+    {
+      cpus,
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['ignore', out.fd, out.fd],
+    },
+  )
   closeSync(out.fd)
+  if (child.pid !== undefined) setup.onSpawn?.(child.pid)
   try {
     await waitForHttp(
       `http://127.0.0.1:${adminPort}/readyz`,

@@ -1,4 +1,4 @@
-// eslint-disable-next-line no-restricted-syntax -- the one constant-time comparison
+// eslint-disable-next-line no-restricted-syntax -- the constant-time comparisons live here
 import { createHash, timingSafeEqual } from 'node:crypto'
 
 /**
@@ -11,4 +11,13 @@ export function safeEqual(a: string, b: string): boolean {
   const right = createHash('sha256').update(b, 'utf8').digest()
   // eslint-disable-next-line no-restricted-syntax -- the one constant-time comparison
   return timingSafeEqual(left, right)
+}
+
+/**
+ * Constant-time equality of two digests (an HMAC signature against the expected one). A digest's
+ * length is public (it is the algorithm's), so a length mismatch may return at once.
+ */
+export function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
+  // eslint-disable-next-line no-restricted-syntax -- the constant-time comparison of digests
+  return a.length === b.length && timingSafeEqual(a, b)
 }

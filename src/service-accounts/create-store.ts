@@ -2,8 +2,7 @@ import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
 import { describeSystemError, settingName, StartupError } from '../startup-error.js'
 import type { ServiceAccountMetrics } from './metrics.js'
-import { PgSqlClient } from './pg-client.js'
-import { PgliteSqlClient } from './pglite-client.js'
+import type { PgliteSqlClient } from './pglite-client.js'
 import { SqlServiceAccountStore } from './sql-store.js'
 import type { ServiceAccountStore } from './store.js'
 import { StoreUnavailableError } from './store-errors.js'
@@ -15,6 +14,8 @@ const URL_SETTING = settingName('database.url', 'DATABASE_URL')
  * PostgreSQL when `database.url` is set, otherwise the embedded PGlite in `database.data_dir`.
  * The caller runs `migrate()` before use and `close()` at shutdown. A data directory that cannot
  * be used is a StartupError naming the setting.
+ *
+ * Only the driver in use is loaded: each costs the process memory for as long as it runs.
  */
 export async function createServiceAccountStore(
   config: Config['database'],
@@ -22,17 +23,15 @@ export async function createServiceAccountStore(
   metrics?: ServiceAccountMetrics,
 ): Promise<ServiceAccountStore> {
   const url = config.url
-  const client = url === null ? await openEmbedded(config.data_dir, logger) : undefined
-  return new SqlServiceAccountStore(
-    client ?? new PgSqlClient({ ...config, url: url ?? '' }, logger),
-    {
-      logger,
-      metrics,
-    },
-  )
+  const client =
+    url === null
+      ? await openEmbedded(config.data_dir, logger)
+      : new (await import('./pg-client.js')).PgSqlClient({ ...config, url }, logger)
+  return new SqlServiceAccountStore(client, { logger, metrics })
 }
 
 async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlClient> {
+  const { PgliteSqlClient } = await import('./pglite-client.js')
   let client: PgliteSqlClient
   try {
     client = await PgliteSqlClient.open(dataDir)
@@ -54,10 +53,17 @@ async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlC
       'the data directory gave its group or others access; made private (directories 0700, files 0600)',
     )
   }
-  if (startup.initialised) {
+  if (startup.initialisedFrom === 'initdb') {
+    logger.warn(
+      { data_dir: startup.dataDir, template: startup.templateFile },
+      'no embedded-store template for the installed PGlite: initialised with initdb, which needed about 800 MB more memory',
+    )
+  }
+  if (startup.initialisedFrom !== null) {
     logger.info(
       {
         data_dir: startup.dataDir,
+        from: startup.initialisedFrom,
         peak_rss_bytes: startup.initialisePeakRssBytes,
         gateway_rss_bytes: startup.parentRssBytes,
       },

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { mkdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite'
 import { initialiseInChildProcess } from './pglite-init.js'
+import { storeTemplateFile } from './pglite-template.js'
 import { makeTreePrivate, withPrivateUmask, type PrivacyReport } from './private-files.js'
 import type { SqlClient, SqlQueryable, SqlRow } from './sql-client.js'
 import { StoreUnavailableError } from './store-errors.js'
@@ -13,19 +13,34 @@ export interface EmbeddedStoreStartup {
   readonly dataDir: string
   /** Access for the group or others found (and removed) before opening: a warning. */
   readonly repairedBeforeOpen: PrivacyReport
-  /** The directory was empty and was initialised (initdb) by a short-lived child process. */
-  readonly initialised: boolean
+  /**
+   * How an empty data directory was initialised: from the shipped template, or (no template for
+   * the installed PGlite) by initdb in a short-lived child process; null when it held a database.
+   */
+  readonly initialisedFrom: 'template' | 'initdb' | null
+  /** The template unpacked, or the shipped one that was missing when initdb ran. */
+  readonly templateFile: string | undefined
   /** The initialising child's peak resident memory, in bytes. */
   readonly initialisePeakRssBytes: number | undefined
   /** This process's resident memory while the child ran: the two add up in one container. */
   readonly parentRssBytes: number | undefined
 }
 
+export interface EmbeddedStoreOptions {
+  /** The template an empty directory is initialised from; null: run initdb. Default: shipped. */
+  readonly template?: string | null
+}
+
 /**
- * The embedded PostgreSQL's buffer pool. PostgreSQL's default (128 MB) is sized for a database
- * server; the service-account tables are a few pages, and the pool is paid in resident memory.
+ * PostgreSQL settings for a store of a few pages used by one process, each paid in resident
+ * memory from the start (PGlite touches all of its shared memory): a 2 MB buffer pool (the
+ * default, 128 MB, is sized for a database server; 2 MB holds thousands of accounts) and shared
+ * memory for a single backend (PGlite is one; the default 100 costs about 4 MB).
  */
-const SHARED_BUFFERS = '16MB'
+const START_PARAMS = [
+  ...PGlite.defaultStartParams,
+  ...['-c', 'shared_buffers=2MB', '-c', 'max_connections=1'],
+]
 
 /**
  * Embedded PostgreSQL (PGlite) with its data in a directory, for running without a database
@@ -49,17 +64,24 @@ export class PgliteSqlClient implements SqlClient {
    * files initdb made with an explicit chmod to 0666, which no umask can narrow, so the tree is
    * made private after every open, and access others had before it is reported.
    */
-  static async open(dataDir: string): Promise<PgliteSqlClient> {
+  static async open(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<PgliteSqlClient> {
     const path = resolve(dataDir)
     return withPrivateUmask(async () => {
       await mkdir(path, { recursive: true })
       const repairedBeforeOpen = await makeTreePrivate(path)
-      // initdb runs three PostgreSQL instances at once (about 700 MB); WebAssembly memory never
-      // shrinks, so it runs in a child process that gives the memory back when it exits.
-      const initialised = !existsSync(join(path, 'PG_VERSION'))
-      const parentRssBytes = initialised ? process.memoryUsage.rss() : undefined
-      const initialisePeakRssBytes = initialised ? await initialiseInChildProcess(path) : undefined
-      const db = await PGlite.create(path, await pgliteOptions())
+      const initialisation = initialisationOf(path, options)
+      // In a child process, which gives its memory back when it exits: initdb runs three
+      // PostgreSQL instances at once (about 800 MB, and WebAssembly memory never shrinks);
+      // unpacking the template in this process left it tens of megabytes larger.
+      const parentRssBytes = initialisation === null ? undefined : process.memoryUsage.rss()
+      const initialisePeakRssBytes =
+        initialisation === null
+          ? undefined
+          : await initialiseInChildProcess(
+              path,
+              initialisation.from === 'template' ? initialisation.template : undefined,
+            )
+      const db = await PGlite.create(path, pgliteOptions())
       try {
         await makeTreePrivate(path)
       } catch (error) {
@@ -69,19 +91,23 @@ export class PgliteSqlClient implements SqlClient {
       return new PgliteSqlClient(db, {
         dataDir: path,
         repairedBeforeOpen,
-        initialised,
+        initialisedFrom: initialisation?.from ?? null,
+        templateFile: initialisation?.template,
         initialisePeakRssBytes,
         parentRssBytes,
       })
     })
   }
 
-  /** Creates and initialises the database in `dataDir` in this process, then closes it. */
+  /**
+   * Creates and initialises (initdb) the database in `dataDir` in this process, then closes it:
+   * for the child process that initialises without a template, and to make the template.
+   */
   static async initialise(dataDir: string): Promise<void> {
     const path = resolve(dataDir)
     await withPrivateUmask(async () => {
       await mkdir(path, { recursive: true })
-      await (await PGlite.create(path, await pgliteOptions())).close()
+      await (await PGlite.create(path, pgliteOptions())).close()
       await makeTreePrivate(path)
     })
   }
@@ -128,34 +154,22 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-// The project compiles against ES2023 without DOM types, where WebAssembly has no declaration.
-const wasm = (
-  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }
-).WebAssembly
-let modules: Promise<PGliteOptions> | undefined
-
-async function pgliteOptions(): Promise<PGliteOptions> {
-  return {
-    ...(await compiledModules()),
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
-  }
+/**
+ * PGlite compiles its WebAssembly itself (once per process, for every database opened) and reads
+ * its file-system bundle per open, so a serving process holds one copy of each and never compiles
+ * initdb, which only the initialising child and the template generator run.
+ */
+function pgliteOptions(): PGliteOptions {
+  return { startParams: START_PARAMS }
 }
 
-/** PGlite's WebAssembly, compiled once per process however many databases are opened. */
-function compiledModules(): Promise<PGliteOptions> {
-  modules ??= (async () => {
-    const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'))
-    const read = (file: string): Promise<Buffer> => readFile(join(dist, file))
-    const [pglite, initdb, bundle] = await Promise.all([
-      read('pglite.wasm'),
-      read('initdb.wasm'),
-      read('pglite.data'),
-    ])
-    return {
-      pgliteWasmModule: await wasm.compile(pglite),
-      initdbWasmModule: await wasm.compile(initdb),
-      fsBundle: new Blob([bundle]),
-    }
-  })()
-  return modules
+type Initialisation =
+  { from: 'template'; template: string } | { from: 'initdb'; template: string | undefined }
+
+/** How `path` is to be initialised; null when it holds a database. */
+function initialisationOf(path: string, options: EmbeddedStoreOptions): Initialisation | null {
+  if (existsSync(join(path, 'PG_VERSION'))) return null
+  if (options.template === null) return { from: 'initdb', template: undefined }
+  const template = options.template ?? storeTemplateFile()
+  return existsSync(template) ? { from: 'template', template } : { from: 'initdb', template }
 }

@@ -9,12 +9,19 @@ const CHILD = fileURLToPath(
 
 /**
  * Initialises an embedded-store data directory in a child process (which inherits this process's
- * loader flags) and resolves with the child's peak resident memory in bytes; rejects with the
- * child's last error line when it fails.
+ * loader flags), from `template` or else with initdb, and resolves with the child's peak resident
+ * memory in bytes; rejects with the child's last error line when it fails. Either way the memory
+ * it took (initdb's hundreds of megabytes, or the tens that unpacking leaves fragmented) is given
+ * back when the child exits.
  */
-export function initialiseInChildProcess(dataDir: string): Promise<number> {
+export function initialiseInChildProcess(
+  dataDir: string,
+  template: string | undefined,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [dataDir], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+    const child = fork(CHILD, [dataDir, template ?? ''], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    })
     let stderr = ''
     let peakRssBytes: number | undefined
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {

@@ -15,7 +15,7 @@ export class ServicePrincipals {
   readonly #scopeLists = new BoundedMemo<readonly string[]>(MAX_SCOPE_LISTS)
 
   /** The principal of a verified token: scoped, always under authorization. */
-  of(record: ServiceAccountRecord, credentialHash: string): Principal {
+  of(record: ServiceAccountRecord, credentialHash: string): ServiceAccountPrincipal {
     return Object.freeze({
       kind: 'service_account',
       authenticated: true,
@@ -36,6 +36,11 @@ export class ServicePrincipals {
       this.#scopeLists.lookup(key) ?? this.#scopeLists.remember(key, Object.freeze([...scopes]))
     )
   }
+}
+
+/** A verified service-account token's principal: it names its account and carries its expiry. */
+export type ServiceAccountPrincipal = Principal & {
+  readonly serviceAccount: { readonly id: string; readonly name: string }
 }
 
 /** Expired iff it has an expiry and that moment has come (TOKEN-1: `expires_at <= now`). */

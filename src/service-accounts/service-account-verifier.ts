@@ -9,8 +9,12 @@ import { systemClock, type Clock } from './clock.js'
 import { FailedLookupThrottle } from './failed-lookup-throttle.js'
 import { LastUsedTracker } from './last-used-tracker.js'
 import type { ServiceAccountMetrics } from './metrics.js'
-import { ServiceAccountCache, type CachedAccount } from './service-account-cache.js'
-import { isExpired, ServicePrincipals } from './service-account-principal.js'
+import { ServiceAccountCache } from './service-account-cache.js'
+import {
+  isExpired,
+  ServicePrincipals,
+  type ServiceAccountPrincipal,
+} from './service-account-principal.js'
 import { StoreUnavailableError } from './store-errors.js'
 import type { RevocationSubscriber } from './revocation-hub.js'
 import type { ServiceAccountRecord, ServiceAccountStore } from './store.js'
@@ -116,14 +120,15 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     return this.#fromStore(tokenHash, client)
   }
 
-  #fromCache(tokenHash: string, cached: CachedAccount, client: string): Principal {
+  #fromCache(tokenHash: string, cached: ServiceAccountPrincipal, client: string): Principal {
     this.#metrics?.cacheHits.inc()
+    const accountId = cached.serviceAccount.id
     // Revocation may wait for the TTL; expiry never does.
     if (isExpired(cached.expiresAt, this.#clock.now())) {
       this.#cache.evict(tokenHash, 'expired')
-      this.#fail(client, 'expired', cached.accountId)
+      this.#fail(client, 'expired', accountId)
     }
-    return this.#succeed(cached.accountId, cached.principal)
+    return this.#succeed(accountId, cached)
   }
 
   async #fromStore(tokenHash: string, client: string): Promise<Principal> {
@@ -144,12 +149,8 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
       this.#fail(client, 'expired', record.id)
     }
     const principal = this.#principals.of(record, tokenHash)
-    this.#cache.set(
-      tokenHash,
-      { principal, accountId: record.id, expiresAt: record.expiresAt },
-      generation,
-    )
-    return this.#succeed(record.id, principal)
+    this.#cache.set(tokenHash, principal, generation)
+    return this.#succeed(principal.serviceAccount.id, principal)
   }
 
   #succeed(accountId: string, principal: Principal): Principal {

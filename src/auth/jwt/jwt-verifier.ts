@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import { compactVerify } from 'jose'
 import { summarizeAuthMode } from '../../config/auth-mode.js'
 import type { Config } from '../../config/schema.js'
 import type { Logger } from '../../logger.js'
@@ -11,6 +10,7 @@ import { systemClock, type Clock } from './clock.js'
 import { parseCompactToken } from './compact-token.js'
 import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt-claims.js'
 import { invalidToken } from './jwt-errors.js'
+import { verifyCompactJws } from './jws-signature.js'
 import { checkUserIdClaim } from './registered-claims.js'
 import { JwksFile, type JwksReloadResult } from './jwks-file.js'
 import { JwksSources } from './jwks-sources.js'
@@ -56,7 +56,7 @@ export class JwtVerifier implements Verifier {
       algorithm: auth.algorithm,
       jwks,
       staticKeys,
-      verifyJws: deps.verifyJws ?? ((token, key, options) => compactVerify(token, key, options)),
+      verifyJws: deps.verifyJws ?? verifyCompactJws,
       logger: deps.logger,
     }
     this.#expectedAudience = expectedAudience(auth)

@@ -76,7 +76,7 @@ void t.test('the Dockerfile’s commands build and run the gateway', async (t) =
 
   t.same(
     readdirSync(runtime.path('.')).sort(),
-    ['config', 'dist', 'node_modules', 'package-lock.json', 'package.json'],
+    ['config', 'dist', 'node_modules', 'package-lock.json', 'package.json', 'store-template'],
     'the runtime stage holds only what it needs',
   )
   for (const dev of ['typescript', 'tap', 'eslint', 'tsx'])
@@ -178,6 +178,11 @@ void t.test('the Dockerfile’s commands build and run the gateway', async (t) =
     'SIGTERM: exit 0',
   )
   t.match(output, /shutting down/, 'a graceful shutdown')
+  t.match(
+    output,
+    /"from":"template"[^\n]*embedded store initialised/,
+    'the first start unpacked the shipped template (no initdb)',
+  )
   t.not(await probe(), 0, 'HEALTHCHECK fails once the gateway is gone')
   t.same(
     [...snapshot(runtime.path('.'), dataDir)].filter(

@@ -3,7 +3,7 @@ import { stringify } from 'yaml'
 import { ConfigError, parseConfig } from '../../../src/config/load.js'
 import { summarizeAuthMode } from '../../../src/config/auth-mode.js'
 
-const CA = 'ca.pem'
+const CA = '/etc/portcullis/ca.pem'
 
 /** Parses `auth` (with an upstream) and returns the problems, [] when it loads. */
 function issues(auth: Record<string, unknown>, files: Record<string, string> = {}): string[] {
@@ -85,8 +85,8 @@ void t.test('the URL rules', async (t) => {
       'auth.jwks_refresh_min_seconds: must not exceed auth.jwks_refresh_max_seconds',
     ],
     [
-      { jwks_url: 'https://idp.example/jwks', jwks_ca_file: 'nowhere.pem' },
-      'auth.jwks_ca_file: cannot read nowhere.pem (ENOENT)',
+      { jwks_url: 'https://idp.example/jwks', jwks_ca_file: '/nowhere/ca.pem' },
+      'auth.jwks_ca_file: cannot read /nowhere/ca.pem (ENOENT)',
     ],
     [
       { jwks_url: 'https://idp.example/jwks', jwks_ca_file: CA },

@@ -14,9 +14,13 @@ const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
 t.teardown(() => rm(root, { recursive: true, force: true }))
 
 // A fresh PGlite directory takes seconds to initialise; copying an initialised one takes little.
-// The template's parents do not exist yet: opening must create them.
+// The template's parents do not exist yet: opening must create them. It is made by initdb, not
+// from the shipped (already migrated) template, so that the contract sees migrations apply; a
+// template file that does not exist is what makes the store fall back to initdb.
 const template = join(root, 'nested', 'missing', 'template')
-await (await PgliteSqlClient.open(template)).close()
+const missingTemplate = join(root, 'no-such-template.tar.br')
+const initialised = await PgliteSqlClient.open(template, { template: missingTemplate })
+await initialised.close()
 
 let databases = 0
 const logger = createLogger({ level: 'warn', destination: new LogCapture() })
@@ -40,6 +44,14 @@ runStoreContract(t, async () => {
         logger,
       )),
   }
+})
+
+void t.test('without a template, initdb initialises the store in a child process', async (t) => {
+  t.match(initialised.startup, {
+    initialisedFrom: 'initdb',
+    templateFile: missingTemplate,
+    initialisePeakRssBytes: Number,
+  })
 })
 
 void t.test('the data directory is created when missing and keeps its data', async (t) => {

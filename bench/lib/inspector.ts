@@ -1,0 +1,86 @@
+import WebSocket from 'ws'
+import { httpRequest } from './net.js'
+
+/** The V8 heap of a process as `process.memoryUsage()` reports it, in bytes. */
+export interface HeapUsage {
+  readonly heapUsed: number
+  readonly external: number
+  readonly arrayBuffers: number
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Opens the inspector of a running node process started with `--inspect-port=<port>`: SIGUSR1
+ * makes node listen there (nothing listens before, so nothing is paid until asked).
+ */
+export async function openInspector(pid: number, port: number): Promise<InspectorSession> {
+  process.kill(pid, 'SIGUSR1')
+  let targets: { webSocketDebuggerUrl?: string }[] = []
+  for (let attempt = 0; attempt < 100 && targets.length === 0; attempt++) {
+    try {
+      targets = JSON.parse((await httpRequest(`http://127.0.0.1:${port}/json/list`)).body) as []
+    } catch {
+      await sleep(100)
+    }
+  }
+  const url = targets[0]?.webSocketDebuggerUrl
+  if (url === undefined) throw new Error(`no inspector on port ${port} of process ${pid}`)
+  const socket = new WebSocket(url)
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve)
+    socket.once('error', reject)
+  })
+  return new InspectorSession(socket)
+}
+
+/** A Chrome DevTools Protocol session: only what the memory phase asks. */
+export class InspectorSession {
+  readonly #socket: WebSocket
+  readonly #pending = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
+  #next = 1
+
+  constructor(socket: WebSocket) {
+    this.#socket = socket
+    socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as { id?: number; result?: unknown }
+      if (message.id !== undefined) this.#pending.get(message.id)?.(message)
+    })
+  }
+
+  async #send(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    const id = this.#next++
+    const answered = new Promise<{ result?: unknown; error?: unknown }>((resolve) =>
+      this.#pending.set(id, resolve),
+    )
+    this.#socket.send(JSON.stringify({ id, method, params }))
+    const message = await answered
+    this.#pending.delete(id)
+    if (message.error !== undefined) throw new Error(`${method}: ${JSON.stringify(message.error)}`)
+    return message.result
+  }
+
+  /** Full garbage collections until the heap stops shrinking, then the heap in use. */
+  async heapAfterGc(): Promise<HeapUsage> {
+    let last = Number.POSITIVE_INFINITY
+    for (let round = 0; round < 5; round++) {
+      await this.#send('HeapProfiler.collectGarbage')
+      const usage = await this.heapUsage()
+      if (usage.heapUsed >= last * 0.999) return usage
+      last = usage.heapUsed
+    }
+    return this.heapUsage()
+  }
+
+  async heapUsage(): Promise<HeapUsage> {
+    const result = (await this.#send('Runtime.evaluate', {
+      expression: 'JSON.stringify(process.memoryUsage())',
+      returnByValue: true,
+    })) as { result: { value: string } }
+    return JSON.parse(result.result.value) as HeapUsage
+  }
+
+  close(): void {
+    this.#socket.close()
+  }
+}
