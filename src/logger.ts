@@ -51,14 +51,18 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 const FLUSH_INTERVAL_MS = 1_000
+// Just under sonic-boom's largest single write (16 KiB).
+const MIN_WRITE_BYTES = 16_000
 
 /**
- * Standard output written in blocks of at least 4 KiB instead of one write per line (an access
- * line per request made the write the costliest step of a request), flushed at least every second
- * so a quiet gateway's lines still appear; pino flushes what is left when the process exits.
+ * Standard output written in blocks of about 16 KB instead of one write per line, flushed at least
+ * every second so a quiet gateway's lines still appear; pino flushes what is left when the process
+ * exits. Writes stay asynchronous (a stalled log reader never blocks requests), and each costs a
+ * round trip through libuv's thread pool: with 4 KiB blocks that round trip made the access log
+ * 14 % of a proxied request's CPU (docs/benchmarks.md), with 16 KB blocks it is within noise.
  */
 function bufferedStdout(): DestinationStream {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: 4_096 })
+  const stream = pino.destination({ dest: 1, sync: false, minLength: MIN_WRITE_BYTES })
   setInterval(() => {
     try {
       stream.flush()

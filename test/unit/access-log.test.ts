@@ -40,3 +40,23 @@ void t.test('the main logger level applies: nothing below it is written', async 
   new AccessLog(createLogger({ level: 'warn', destination: logs })).write(record)
   t.equal(logs.lines.length, 0)
 })
+
+void t.test('a line is the main logger line for the same record, key for key', async (t) => {
+  const access = new LogCapture()
+  const main = new LogCapture()
+  const odd = { ...record, path: '/a"b\\c\u0001\u2028é', reason: 'auth.invalid_token' }
+  new AccessLog(createLogger({ level: 'info', destination: access })).write(odd)
+  createLogger({ level: 'info', destination: main }).info(odd, 'request')
+  const [line] = access.records()
+  const [reference] = main.records()
+  t.same(Object.keys(line ?? {}), Object.keys(reference ?? {}), 'same keys, same order')
+  t.same({ ...line, time: 0 }, { ...reference, time: 0 })
+  t.match(line?.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+  t.equal(access.lines.length, 1, 'one line per record')
+})
+
+void t.test('a record without a reason has no reason key', async (t) => {
+  const logs = new LogCapture()
+  new AccessLog(createLogger({ level: 'info', destination: logs })).write(record)
+  t.notOk('reason' in (logs.records()[0] ?? {}))
+})
