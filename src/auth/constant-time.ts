@@ -1,5 +1,5 @@
 // eslint-disable-next-line no-restricted-syntax -- the constant-time comparisons live here
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 
 /**
  * Constant-time string equality. Both sides are hashed first so that the comparison takes the
@@ -7,8 +7,8 @@ import { createHash, timingSafeEqual } from 'node:crypto'
  * return on length would tell an attacker the key's length.
  */
 export function safeEqual(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a, 'utf8').digest()
-  const right = createHash('sha256').update(b, 'utf8').digest()
+  const left = hash('sha256', a, 'buffer')
+  const right = hash('sha256', b, 'buffer')
   // eslint-disable-next-line no-restricted-syntax -- the one constant-time comparison
   return timingSafeEqual(left, right)
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import { SERVICE_TOKEN_PREFIX } from '../auth/credential.js'
 
@@ -45,8 +45,15 @@ function toBase62(value: bigint, width: number): string {
   return digits.padStart(width, '0')
 }
 
+/** Base62 of the body's CRC32 in plain numbers: it runs for every presented token. */
 function checksumOf(body: string): string {
-  return toBase62(BigInt(crc32(body)), CHECKSUM_LENGTH)
+  let rest = crc32(body)
+  let digits = ''
+  while (rest > 0) {
+    digits = ALPHABET.charAt(rest % 62) + digits
+    rest = Math.floor(rest / 62)
+  }
+  return digits.padStart(CHECKSUM_LENGTH, '0')
 }
 
 /** Mints a token from 32 CSPRNG bytes; `random` is injectable for tests only. */
@@ -70,5 +77,6 @@ export function checkTokenShape(token: string): TokenShape {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex')
+  // The one-shot hash: no Hash object per presented token.
+  return hash('sha256', token, 'hex')
 }

@@ -14,7 +14,8 @@ export const HOP_BY_HOP = new Set([
 
 /** The lowercased field names a `Connection` header lists, which are hop-by-hop too (RFC 9110 §7.6.1). */
 export function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
-  if (value === undefined) return undefined
+  // What nearly every upstream sends: nothing beyond the fields above.
+  if (value === undefined || value === 'keep-alive' || value === 'close') return undefined
   const listed = new Set<string>()
   for (const part of (Array.isArray(value) ? value.join(',') : value).split(',')) {
     const name = part.trim().toLowerCase()

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { summarizeAuthMode } from '../../config/auth-mode.js'
 import type { Config } from '../../config/schema.js'
 import type { Logger } from '../../logger.js'
@@ -124,7 +124,7 @@ export class JwtVerifier implements Verifier {
   async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
     const token = credential.token
     if (isServiceToken(token)) return NOT_RESPONSIBLE
-    const credentialHash = createHash('sha256').update(token).digest('hex')
+    const credentialHash = hash('sha256', token, 'hex')
     const authorizationEnabled = this.#authorizationEnabled
     if (!this.#auth.validate) {
       return decodeUnverified(token, this.#auth, { credentialHash, authorizationEnabled })

@@ -68,3 +68,33 @@ void t.test('shape failures say what is wrong', async (t) => {
   t.equal(checkTokenShape(`SVC_PAT_${token.slice(8)}`), 'charset')
   t.equal(checkTokenShape(token.slice(0, 51) + token.slice(52) + token.charAt(51)), 'checksum')
 })
+
+void t.test(
+  'minting is stable: the same bytes give the same token, checksum and hash',
+  async (t) => {
+    const vectors = [
+      [
+        0x00,
+        'svc_pat_00000000000000000000000000000000000000000002CZclj',
+        '3debd6c64534d9688c4416537edfd5595b19bb0e658f5a0ae785727008b1d845',
+      ],
+      [
+        0x5a,
+        'svc_pat_LQNUGZHT5u543eF8cvF8tKdPlcVkNSYQAq1KIqZ6f741KMW3W',
+        '6846b4fcefcefa4b68997a49642a2f8b7bb6503ebf2e8b1683454a3f17b4dde3',
+      ],
+      [
+        0xff,
+        'svc_pat_yhjskwdA6OZ1AL1YmHWZWm8LLG7HjnuCA2j5rOw8Xp13sRzl1',
+        '6bcfbb3ac083bd4749df8a2b0402e898c842e3f546466d4b803f7c858a21e307',
+      ],
+    ] as const
+    for (const [fill, token, hash] of vectors) {
+      const minted = mintToken((size) => new Uint8Array(size).fill(fill))
+      t.equal(minted.token, token)
+      t.equal(minted.hash, hash)
+      t.equal(hashToken(token), hash)
+      t.equal(checkTokenShape(token), 'ok')
+    }
+  },
+)
