@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { interfaceUserId, scopedUserId, type Principal } from '../principal.js'
 import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
+import { BoundedMemo } from '../bounded-memo.js'
 import { GatewayError } from '../errors.js'
 import type { ForwardPlan, ResponseRewrite } from '../upstream/forward-plan.js'
 import { normalizeHeaderName } from '../upstream/upstream-headers.js'
@@ -18,6 +19,8 @@ import { rewriteFieldList } from './url-encoded-fields.js'
 const SESSION_ONLY: readonly string[] = [SESSION_ID]
 const USER_ONLY: readonly string[] = [USER_ID]
 const NOTHING_OBSERVED: readonly string[] = []
+/** Principals whose header plans are kept: far more than are active at once. */
+const MAX_PRINCIPAL_PLANS = 4_096
 
 /**
  * Makes the open upstream see the verified identity and nothing else (ISO-1 to ISO-3): identity
@@ -36,9 +39,11 @@ export class IdentityEnforcer {
   readonly #credentials: CredentialHandling
   readonly #assertionHeader: string
   readonly #reportAuthMode: ResponseRewrite
-  // Principals are immutable and cached by the verifiers: their plans are built once (per
-  // variant of credential handling), and forgotten with them.
-  readonly #plans = new WeakMap<Principal, (ForwardPlan | undefined)[]>()
+  // Principals are immutable and cached by the verifiers: the plans of the principals in use are
+  // built once (per variant of credential handling). Bounded rather than one per cached
+  // principal: with 100,000 cached service accounts, plans for all of them cost more heap than
+  // the accounts themselves (issue 14, target 8).
+  readonly #plans = new BoundedMemo<(ForwardPlan | undefined)[], Principal>(MAX_PRINCIPAL_PLANS)
 
   constructor(
     config: IdentityConfig,
@@ -139,8 +144,7 @@ export class IdentityEnforcer {
     isPublic: boolean,
   ): Promise<ForwardPlan> {
     const credentials = this.#credentials.adjustments(principal, headers, isPublic)
-    let plans = this.#plans.get(principal)
-    if (plans === undefined) this.#plans.set(principal, (plans = []))
+    const plans = this.#plans.lookup(principal) ?? this.#plans.remember(principal, [])
     const shared = (plans[credentials.variant] ??= headersOnly(principal, credentials))
     if (this.signer === undefined || !principal.authenticated) return shared
     const assertion = await this.signer.assertionFor(principal)
