@@ -92,6 +92,7 @@ export async function createGateway(
       maxPerClient: config.server.max_websocket_connections_per_client,
     }),
   }
+  metrics.reportInFlight(() => shared.inFlight.count)
   let current: Generation
   try {
     current = await createGeneration(config, shared)

@@ -49,10 +49,16 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  /** The requests in progress, read at scrape time (no gauge update per request). */
+  #inFlightCount: () => number = () => 0
+
   readonly inFlight = new Gauge({
     name: 'portcullis_http_requests_in_flight',
     help: 'HTTP requests being processed.',
     registers: [this.registry],
+    collect: () => {
+      this.inFlight.set(this.#inFlightCount())
+    },
   })
 
   readonly upstreamErrors = new Counter({
@@ -175,6 +181,11 @@ export class Metrics {
   readonly #upstreamDurations = new BoundLabels((values) => this.upstreamDuration.labels(...values))
   readonly #authOutcomes = new BoundLabels((values) => this.authOutcomes.labels(...values))
   readonly #authDurations = new BoundLabels((values) => this.authDuration.labels(...values))
+
+  /** Reports `count` as the requests in flight from now on. */
+  reportInFlight(count: () => number): void {
+    this.#inFlightCount = count
+  }
 
   /** One answered request (the hot path: label combinations are bound once). */
   countRequest(method: string, route: string, status: number, seconds: number): void {

@@ -21,12 +21,10 @@ export function observe(deps: {
     const startedAt = performance.now()
     ctx.state.startedAt = startedAt
     inFlight.enter()
-    metrics.inFlight.inc()
     try {
       await next()
     } finally {
       inFlight.leave()
-      metrics.inFlight.dec()
       const { status, reason } = outcome(ctx, inFlight)
       const route = ctx.state.route ?? 'invalid'
       const seconds = (performance.now() - startedAt) / 1000
