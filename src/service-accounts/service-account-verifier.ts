@@ -8,6 +8,7 @@ import { throttleKey } from '../inbound/client-key.js'
 import { systemClock, type Clock } from './clock.js'
 import { FailedLookupThrottle } from './failed-lookup-throttle.js'
 import { LastUsedTracker } from './last-used-tracker.js'
+import { RefusedTokens } from './refused-tokens.js'
 import type { ServiceAccountMetrics } from './metrics.js'
 import { ServiceAccountCache } from './service-account-cache.js'
 import {
@@ -25,6 +26,12 @@ import {
   unavailableError,
   type FailureReason,
 } from './verification-errors.js'
+
+/** Refused tokens remembered at most this long (and never longer than the cache TTL). */
+const MAX_REFUSAL_TTL_SECONDS = 60
+const MAX_REFUSED_TOKENS = 10_000
+
+const UNKNOWN = { reason: 'unknown', accountId: undefined } as const
 
 const OUTCOME_OF = {
   malformed: 'invalid',
@@ -56,6 +63,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   readonly #cache: ServiceAccountCache
   readonly #throttle: FailedLookupThrottle
   readonly #lastUsed: LastUsedTracker
+  readonly #refused: RefusedTokens
   readonly #principals = new ServicePrincipals()
   readonly #pendingWrites = new Set<Promise<void>>()
   // Bound once: the success counter is on every request's path.
@@ -73,6 +81,10 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
       maxEntries: config.cache_max_entries,
       monotonic: () => this.#clock.monotonic(),
       metrics: deps.metrics,
+    })
+    this.#refused = new RefusedTokens({
+      ttlSeconds: Math.min(config.cache_ttl_seconds, MAX_REFUSAL_TTL_SECONDS),
+      maxEntries: Math.min(config.cache_max_entries, MAX_REFUSED_TOKENS),
     })
     this.#throttle = new FailedLookupThrottle({
       maxFailures: config.max_failed_lookups,
@@ -116,6 +128,8 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     if (cached !== undefined) return this.#fromCache(tokenHash, cached, client)
     // A malformed token costs no lookup but counts like an unknown one.
     if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed')
+    const refused = this.#refused.get(tokenHash, this.#clock.monotonic())
+    if (refused !== undefined) this.#fail(client, refused.reason, refused.accountId)
     this.#metrics?.cacheMisses.inc()
     return this.#fromStore(tokenHash, client)
   }
@@ -139,9 +153,14 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     } catch (error) {
       this.#unavailable(error)
     }
-    if (record === null) this.#fail(client, 'unknown')
+    if (record === null) {
+      this.#refused.remember(tokenHash, UNKNOWN, this.#clock.monotonic())
+      this.#fail(client, 'unknown')
+    }
     if (record.revokedAt !== null) {
       this.#cache.evict(tokenHash, 'revoked')
+      const refusal = { reason: 'revoked', accountId: record.id } as const
+      this.#refused.remember(tokenHash, refusal, this.#clock.monotonic())
       this.#fail(client, 'revoked', record.id)
     }
     if (isExpired(record.expiresAt, this.#clock.now())) {

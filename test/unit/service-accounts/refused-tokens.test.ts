@@ -1,0 +1,68 @@
+import t from 'tap'
+import { RefusedTokens } from '../../../src/service-accounts/refused-tokens.js'
+import { mintToken } from '../../../src/service-accounts/token-format.js'
+import { failure, verifierFixture } from './verifier-fixture.js'
+
+const UNKNOWN = { reason: 'unknown', accountId: undefined } as const
+
+void t.test('a refusal is remembered for the TTL, then forgotten', async (t) => {
+  const refused = new RefusedTokens({ ttlSeconds: 10, maxEntries: 10 })
+  refused.remember('h1', UNKNOWN, 1_000)
+  t.match(refused.get('h1', 11_000), UNKNOWN, 'age == TTL is still remembered')
+  t.equal(refused.get('h1', 11_001), undefined)
+  t.equal(refused.size, 0, 'an expired entry is dropped when seen')
+})
+
+void t.test('bounded: the oldest refusal goes first; TTL 0 remembers nothing', async (t) => {
+  const refused = new RefusedTokens({ ttlSeconds: 10, maxEntries: 2 })
+  refused.remember('a', UNKNOWN, 0)
+  refused.remember('b', UNKNOWN, 0)
+  refused.remember('c', UNKNOWN, 0)
+  t.equal(refused.size, 2)
+  t.equal(refused.get('a', 0), undefined)
+  t.ok(refused.get('c', 0))
+  const off = new RefusedTokens({ ttlSeconds: 0, maxEntries: 10 })
+  off.remember('a', UNKNOWN, 0)
+  t.equal(off.size, 0)
+})
+
+void t.test('a repeated unknown token asks the store once and still counts', async (t) => {
+  const { verify, store, clock } = verifierFixture({
+    cache_ttl_seconds: 300,
+    max_failed_lookups: 3,
+  })
+  const unknown = mintToken().token
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    t.match(await failure(verify(unknown)), { status: 401, reason: 'service_account.unknown' })
+  }
+  t.equal(store.calls.findByTokenHash, 1, 'one lookup for three attempts')
+  t.match(await failure(verify(unknown)), { status: 429 }, 'the throttle still counts them')
+  clock.monotonicMs += 60_001
+  clock.wallMs += 60_001
+  await failure(verify(unknown))
+  t.equal(store.calls.findByTokenHash, 2, 'after 60 s (the bound below the TTL) it is asked again')
+})
+
+void t.test('a revoked token is refused as revoked without a second lookup', async (t) => {
+  const { verify, mint, store, clock } = verifierFixture({ cache_ttl_seconds: 300 })
+  const { token, record } = await mint()
+  await store.revoke(record.id, clock.seconds)
+  t.match(await failure(verify(token)), { reason: 'service_account.revoked' })
+  t.match(await failure(verify(token)), { reason: 'service_account.revoked' })
+  t.equal(store.calls.findByTokenHash, 1)
+})
+
+void t.test('cache TTL 0: every refusal asks the store again', async (t) => {
+  const { verify, store } = verifierFixture({ cache_ttl_seconds: 0 })
+  const unknown = mintToken().token
+  await failure(verify(unknown))
+  await failure(verify(unknown))
+  t.equal(store.calls.findByTokenHash, 2)
+})
+
+void t.test('a valid token is never answered from the refusals', async (t) => {
+  const { verify, mint } = verifierFixture({ cache_ttl_seconds: 300 })
+  const { token } = await mint()
+  t.match(await verify(token), { kind: 'service_account' })
+  t.match(await verify(token), { kind: 'service_account' })
+})
