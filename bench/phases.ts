@@ -5,12 +5,14 @@ import type {
   LatencyResult,
   MemoryResult,
   RevocationResult,
+  RsaVerifyResult,
 } from './lib/types.js'
 import { unknownServiceTokens } from './scenarios/credentials.js'
 import { runFlood } from './scenarios/flood.js'
 import { runLatency } from './scenarios/latency.js'
 import { runMemory } from './scenarios/memory.js'
 import { runRevocation } from './scenarios/revocation.js'
+import { runRsaVerify } from './scenarios/rsa-verify.js'
 import type { World } from './scenarios/world.js'
 
 export interface PhaseResults {
@@ -18,6 +20,7 @@ export interface PhaseResults {
   readonly flood: FloodResult | null
   readonly memory: MemoryResult[]
   readonly revocation: RevocationResult | null
+  readonly rsaVerify: RsaVerifyResult | null
 }
 
 /** The phases that are not throughput rounds; a failing phase is noted and the run goes on. */
@@ -29,8 +32,12 @@ export async function runPhases(
   notes: string[],
   log: (line: string) => void,
 ): Promise<PhaseResults> {
-  const attempt = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
-    if (!selected.includes(name)) return null
+  const attempt = async <T>(
+    name: string,
+    fn: () => Promise<T>,
+    selectedBy = name,
+  ): Promise<T | null> => {
+    if (!selected.includes(selectedBy)) return null
     try {
       return await fn()
     } catch (error) {
@@ -39,6 +46,12 @@ export async function runPhases(
       return null
     }
   }
+  // The bound of the fresh-RS256 scenario (issue 14 target 5), measured in the same run.
+  const rsaVerify = await attempt(
+    'node:crypto RS256 verify',
+    () => runRsaVerify(world, log),
+    'pc-rs256-fresh',
+  )
   const latency = await attempt('latency', () =>
     runLatency(world, {
       rate: options.latencyRate,
@@ -72,5 +85,5 @@ export async function runPhases(
   const revocation = await attempt('revocation', () =>
     runRevocation(world, options.revocations, log),
   )
-  return { latency, flood, memory, revocation }
+  return { latency, flood, memory, revocation, rsaVerify }
 }

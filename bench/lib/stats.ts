@@ -47,3 +47,19 @@ export function ratio(a: number | null | undefined, b: number | null | undefined
 export function sumValues(record: Readonly<Record<string, number>>): number {
   return Object.values(record).reduce((sum, value) => sum + value, 0)
 }
+
+/** How many answers had a status other than `expected`, from counts per status. */
+export function otherThan(statuses: Readonly<Record<string, number>>, expected: number): number {
+  return Object.entries(statuses)
+    .filter(([status]) => Number(status) !== expected)
+    .reduce((sum, [, count]) => sum + count, 0)
+}
+
+/** Adds counts per key (answers per status) into `total`. */
+export function addCounts(
+  total: Record<string, number>,
+  counts: Readonly<Record<string, number>>,
+): Record<string, number> {
+  for (const [key, count] of Object.entries(counts)) total[key] = (total[key] ?? 0) + count
+  return total
+}

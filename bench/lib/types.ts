@@ -68,6 +68,10 @@ export interface ScenarioSummary {
   readonly generatorCores: number
   /** rps ÷ nginx's rps in the same run, when nginx ran. */
   readonly vsNginx: number | null
+  /** The status every answer should have (200 unless the scenario says otherwise). */
+  readonly expectStatus?: number
+  /** Answers per status over the rounds, when the generator counted them. */
+  readonly statuses?: Readonly<Record<string, number>>
 }
 
 export interface SkippedScenario {
@@ -82,6 +86,15 @@ export interface LatencyResult {
   readonly addedP50Us: number
   readonly addedP99Us: number
   readonly foreignCores: number
+}
+
+/** A plain node:crypto RS256 verify (RSA-2048, KeyObject prepared once), on the SUT core. */
+export interface RsaVerifyResult {
+  /** CPU time per verify, median over the trials (µs). */
+  readonly cpuUsPerVerify: number
+  readonly wallUsPerVerify: number
+  readonly iterations: number
+  readonly trials: number
 }
 
 export interface FloodResult {
@@ -191,5 +204,7 @@ export interface BenchReport {
   readonly flood: FloodResult | null
   readonly memory: readonly MemoryResult[]
   readonly revocation: RevocationResult | null
+  /** Measured with the fresh-RS256 scenario; absent from reports before issue 14's targets 1–7. */
+  readonly rsaVerify?: RsaVerifyResult | null
   readonly notes: readonly string[]
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
+import { otherThan } from '../lib/stats.js'
 import type { LoadResult } from '../lib/types.js'
 import type { LoadSpec } from './generator.js'
 
@@ -39,12 +40,17 @@ const result = await autocannon({
       }),
 })
 
+const statuses = Object.fromEntries(
+  Object.entries(result.statusCodeStats).map(([status, stats]) => [status, stats.count]),
+)
 const out: LoadResult = {
   requests: result.requests.total,
   durationS: result.duration,
-  unexpected: result.non2xx,
+  unexpected:
+    spec.expectStatus === undefined ? result.non2xx : otherThan(statuses, spec.expectStatus),
   errors: result.errors + result.timeouts,
   p50Us: result.latency.p50 * 1000,
   p99Us: result.latency.p99 * 1000,
+  statuses,
 }
 process.stdout.write(`${JSON.stringify(out)}\n`)

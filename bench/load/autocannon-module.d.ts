@@ -16,6 +16,7 @@ declare module 'autocannon' {
     requests: { total: number }
     duration: number
     non2xx: number
+    statusCodeStats: Record<string, { count: number }>
     errors: number
     timeouts: number
     latency: { p50: number; p99: number }

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { Pool } from 'undici'
-import { percentileOfSorted } from '../lib/stats.js'
+import { otherThan, percentileOfSorted } from '../lib/stats.js'
 import type { FixedRateResult, FixedRateSpec } from './fixed-rate.js'
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as FixedRateSpec
@@ -85,9 +85,7 @@ const expected = spec.expectStatus
 const out: FixedRateResult = {
   requests: sorted.length,
   durationS: spec.durationS,
-  unexpected: Object.entries(statuses)
-    .filter(([status]) => expected !== undefined && Number(status) !== expected)
-    .reduce((sum, [, count]) => sum + count, 0),
+  unexpected: expected === undefined ? 0 : otherThan(statuses, expected),
   errors,
   p50Us: percentileOfSorted(sorted, 50),
   p99Us: percentileOfSorted(sorted, 99),

@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import { start } from '../lib/cleanup.js'
 import type { LoadResult } from '../lib/types.js'
-import { collect, type RunningLoad } from './generator.js'
+import { runJsonChild, type RunningLoad } from './generator.js'
 
 const CHILD = fileURLToPath(new URL('./fixed-rate-child.ts', import.meta.url))
 
@@ -29,13 +28,5 @@ export interface RunningFixedRate extends RunningLoad {
 }
 
 export function runFixedRate(spec: FixedRateSpec, cpus: string | null): RunningFixedRate {
-  const child = start(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(spec)], {
-    cpus,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const result = collect(child, 'fixed-rate generator').then((stdout) => {
-    const line = stdout.trim().split('\n').pop() ?? ''
-    return JSON.parse(line) as FixedRateResult
-  })
-  return { child, result }
+  return runJsonChild<FixedRateResult>(CHILD, spec, cpus, 'fixed-rate generator')
 }

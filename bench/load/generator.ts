@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
+import { start } from '../lib/cleanup.js'
 import type { LoadResult } from '../lib/types.js'
 
 /** A closed-loop load run: `connections` keep-alive connections for `durationS` seconds. */
@@ -11,6 +12,11 @@ export interface LoadSpec {
   readonly tokensFile?: string
   /** Where in the tokens file to begin (continuing the previous run keeps every token fresh). */
   readonly tokenOffset?: number
+  /**
+   * The status every answer should have, when it is not 2xx (answers the gateway gives itself):
+   * answers are then counted per status, and those with another status are the unexpected ones.
+   */
+  readonly expectStatus?: number
 }
 
 /** A running load generator: its process (for CPU accounting) and its result. */
@@ -40,4 +46,25 @@ export function collect(child: ChildProcess, what: string): Promise<string> {
         )
     })
   })
+}
+
+/**
+ * A TypeScript script of the harness in a Node process of its own (pinned to `cpus`), given one
+ * JSON argument; its result is the last line it prints, parsed as JSON.
+ */
+export function runJsonChild<T>(
+  script: string,
+  spec: unknown,
+  cpus: string | null,
+  what: string,
+): { readonly child: ChildProcess; readonly result: Promise<T> } {
+  const child = start(process.execPath, ['--import', 'tsx', script, JSON.stringify(spec)], {
+    cpus,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const result = collect(child, what).then((stdout) => {
+    const line = stdout.trim().split('\n').pop() ?? ''
+    return JSON.parse(line) as T
+  })
+  return { child, result }
 }

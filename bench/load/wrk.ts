@@ -22,6 +22,7 @@ export function wrkGenerator(
           headers: spec.headers,
           tokensFile: spec.tokensFile,
           tokenOffset: spec.tokenOffset,
+          countStatuses: spec.expectStatus !== undefined,
         }),
       )
       const child = start(
@@ -39,7 +40,10 @@ export function wrkGenerator(
         ],
         { cpus, stdio: ['ignore', 'pipe', 'pipe'] },
       )
-      return { child, result: collect(child, 'wrk').then(parseWrkOutput) }
+      const result = collect(child, 'wrk').then((stdout) =>
+        parseWrkOutput(stdout, spec.expectStatus),
+      )
+      return { child, result }
     },
   }
 }

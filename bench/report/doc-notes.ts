@@ -1,4 +1,5 @@
 import type { BenchReport, ScenarioSummary } from '../lib/types.js'
+import { comparedScenarios, RSA_FRESH_TARGET } from './cpu-targets.js'
 import type { TargetResult } from './targets.js'
 
 function describe(s: ScenarioSummary | undefined): string {
@@ -17,6 +18,7 @@ export function limitNote(target: TargetResult, report: BenchReport): string {
     case 'auth-vs-excluded':
       return `Authenticated: ${describe(find('pc-sa-warm'))}; excluded route: ${describe(find('pc-excluded'))}. The difference is the per-request cost of authentication, authorization and identity headers.`
     case 'latency-p50':
+    case 'latency-p99-issue14':
     case 'latency-p99': {
       const l = report.latency
       if (l === null) return 'not measured'
@@ -38,8 +40,27 @@ export function limitNote(target: TargetResult, report: BenchReport): string {
       return `p50 ${r.p50Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms, ${r.timedOut} of ${r.tokens} never refused within 2 s; after A's answer p99 ${r.afterAckP99Ms.toFixed(1)} ms.`
     }
     default:
-      return memoryNote(target, report)
+      return comparedScenarios(target.id).length > 0
+        ? cpuNote(target, report)
+        : memoryNote(target, report)
   }
+}
+
+/** The rows a CPU-per-request target compares, as measured. */
+function cpuNote(target: TargetResult, report: BenchReport): string {
+  const rows = comparedScenarios(target.id).map((id) => {
+    const summary = report.summaries.find((s) => s.scenario === id)
+    return `${summary?.label ?? id}: ${describe(summary)}`
+  })
+  const verify = report.rsaVerify
+  if (target.id === RSA_FRESH_TARGET) {
+    rows.push(
+      verify == null
+        ? 'plain node:crypto RS256 verify: not measured'
+        : `plain node:crypto RS256 verify: ${verify.cpuUsPerVerify.toFixed(1)} µs of CPU`,
+    )
+  }
+  return `${rows.join('; ')}.`
 }
 
 /** What the memory phase measured beside the value a memory target reads. */

@@ -1,7 +1,9 @@
+import { THROTTLED_ADDRESS } from '../scenarios/credentials.js'
 import { SETTLE_MS } from '../scenarios/memory.js'
 import { median } from '../lib/stats.js'
 import type { BenchReport } from '../lib/types.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
+import { EXPECTED_SHARE } from './cpu-targets.js'
 import { limitNote } from './doc-notes.js'
 import { disturbedSamples } from './summarize.js'
 import { markdownTable, skippedLines, TARGET_HEADER, targetRows, throughputTable } from './table.js'
@@ -50,6 +52,8 @@ function methodSection(report: BenchReport): string[] {
     `- Portcullis access log: ${o.accessLog ? 'on (the default config)' : 'off (--access-log off)'}, written to a file; one scenario runs with it off for comparison.`,
     '- CPU per request: utime+stime of the system under test (all processes of nginx) from /proc over the run, divided by the requests answered. "SUT busy" is that CPU time over the run\'s length: near 100 % the system under test was the limit; well below, the limit was CPU 0 (wrk and the upstream) or the other processes. "others" is the CPU time processes outside the harness used meanwhile (interrupt time excluded), in cores.',
     '- Fresh JWTs: 20,000 distinct tokens per algorithm, cycled (continuing across runs) through a verified-token cache of 10,000 (LRU), so each request is a signature check.',
+    "- Plain RS256 verify: node:crypto `verify` of one RS256 token with the fresh-RS256 gateway's RSA-2048 key as a KeyObject made once, in a loop in a process of its own on the system-under-test CPU (5 trials of 5,000 after 1,000 of warm-up; CPU time per verify, median of the trials). Issue 14 target 5 bounds the fresh-RS256 row by the bare Node proxy's CPU per request plus 1.5 of these.",
+    `- Answers the gateway gives itself: "no credential" sends no Authorization header to an authenticated route (every answer 401); "throttled" sends one well-formed unknown svc_pat_ token from one address (X-Forwarded-For ${THROTTLED_ADDRESS}) after enough failures to trip the failed-lookup throttle (every answer 429; the throttle is tripped again before each round). The load generator counts their answers per status; "unexpected" in the table is answers with another status than the scenario's (200 elsewhere) plus socket errors, and a CPU target of these rows is measured only when at least ${EXPECTED_SHARE * 100} % of the answers had the expected status.`,
     `- Latency: open-loop ${o.latencyRate} req/s for ${o.durationS} s per round, alternating direct and through Portcullis (warm service-account token), latencies in µs from a Node undici client.`,
     `- Flood: good clients (closed loop, X-Forwarded-For 127.0.0.2) alone, then while 127.0.0.3 sends well-formed unknown svc_pat_ tokens at ${o.floodRate} req/s (\`server.trusted_proxies: [127.0.0.1/32]\`).`,
     `- Memory: RSS from /proc once a start has settled (${SETTLE_MS / 1000} s idle: V8 keeps the start-up's garbage until its memory reducer runs), then ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into the store (hashes from src/service-accounts/token-format.ts) and each token verified once; the V8 heap per cached account is the growth of the heap between full collections forced through the inspector (opened after the RSS after start was read). The embedded store's first start is on an empty data directory, its peak the gateway and the child that initialises the directory together.`,
@@ -59,6 +63,33 @@ function methodSection(report: BenchReport): string[] {
 
 function phaseSection(report: BenchReport): string[] {
   const lines: string[] = []
+  const v = report.rsaVerify
+  if (v != null) {
+    lines.push(
+      '### Plain node:crypto RS256 verify',
+      '',
+      `RSA-2048, KeyObject prepared once: **${v.cpuUsPerVerify.toFixed(1)} µs of CPU per verify** (${v.wallUsPerVerify.toFixed(1)} µs wall; median of ${v.trials} trials of ${v.iterations.toLocaleString('en-US')}).`,
+      '',
+    )
+  }
+  const counted = report.summaries.filter((s) => s.statuses !== undefined)
+  if (counted.length > 0) {
+    lines.push(
+      '### Answers counted per status',
+      '',
+      markdownTable(
+        ['scenario', 'expected', 'answers'],
+        counted.map((s) => [
+          s.label,
+          String(s.expectStatus ?? 200),
+          Object.entries(s.statuses ?? {})
+            .map(([status, count]) => `${count.toLocaleString('en-US')} × ${status}`)
+            .join(', '),
+        ]),
+      ),
+      '',
+    )
+  }
   const l = report.latency
   if (l !== null) {
     lines.push(
@@ -117,9 +148,11 @@ function phaseSection(report: BenchReport): string[] {
 
 function targetSection(report: BenchReport, targets: readonly TargetResult[]): string[] {
   const lines = [
-    '## Targets (issue 8, point 2)',
+    '## Targets',
     '',
-    markdownTable(TARGET_HEADER, targetRows(targets)),
+    'Issue 14\'s targets (numbered as in the issue) and issue 8\'s (point 2); the "issue" column says which, and a row both issues set says both.',
+    '',
+    markdownTable(TARGET_HEADER, targetRows(targets), 2),
     '',
   ]
   const missed = targets.filter((t) => t.status !== 'PASS')

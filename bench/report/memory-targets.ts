@@ -14,6 +14,7 @@ export function memoryTargets(memory: readonly MemoryResult[]): TargetResult[] {
   const cached = pg === undefined || pg.accounts < 100_000 ? null : pg
   return [
     target(
+      '14 #8',
       'memory-start-postgres',
       'RSS after start (PostgreSQL store)',
       '≤ 80 MB',
@@ -22,6 +23,7 @@ export function memoryTargets(memory: readonly MemoryResult[]): TargetResult[] {
       mb,
     ),
     target(
+      '14 #8',
       'memory-postgres',
       `RSS with ${cached?.accounts.toLocaleString('en-US') ?? '100,000'} cached service accounts (PostgreSQL store)`,
       '≤ 150 MB',
@@ -30,6 +32,7 @@ export function memoryTargets(memory: readonly MemoryResult[]): TargetResult[] {
       mb,
     ),
     target(
+      '14 #8',
       'memory-per-account',
       'V8 heap per cached service account, after GC (PostgreSQL store)',
       '≤ 400 bytes',
@@ -38,6 +41,7 @@ export function memoryTargets(memory: readonly MemoryResult[]): TargetResult[] {
       (v) => `${Math.round(v)} bytes`,
     ),
     target(
+      '14 #9',
       'embedded-first-start-peak',
       'peak RSS of a first start, initialising the data directory (embedded store, with its child)',
       '≤ 256 MB',
@@ -46,6 +50,7 @@ export function memoryTargets(memory: readonly MemoryResult[]): TargetResult[] {
       mb,
     ),
     target(
+      '14 #9',
       'embedded-first-start-rss',
       'RSS after a first start (embedded store)',
       '≤ 200 MB',
@@ -54,6 +59,7 @@ export function memoryTargets(memory: readonly MemoryResult[]): TargetResult[] {
       mb,
     ),
     target(
+      '14 #9',
       'embedded-restart-rss',
       `RSS after a restart (embedded store, ${embedded?.accounts.toLocaleString('en-US') ?? 'its'} accounts stored)`,
       '≤ 200 MB',

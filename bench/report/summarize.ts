@@ -1,10 +1,10 @@
-import { median, ratio } from '../lib/stats.js'
+import { addCounts, median, ratio } from '../lib/stats.js'
 import type { Sample, ScenarioSummary } from '../lib/types.js'
 
 /** Medians over each scenario's rounds, in the order given, with the ratio to nginx. */
 export function summarize(
   samples: readonly Sample[],
-  order: readonly { id: string; label: string }[],
+  order: readonly { id: string; label: string; expectStatus?: number }[],
 ): ScenarioSummary[] {
   const byScenario = new Map<string, Sample[]>()
   for (const sample of samples) {
@@ -15,7 +15,7 @@ export function summarize(
   const nginx = byScenario.get('nginx')
   const nginxRps = nginx === undefined ? null : median(nginx.map((s) => s.rps))
   const summaries: ScenarioSummary[] = []
-  for (const { id, label } of order) {
+  for (const { id, label, expectStatus } of order) {
     const list = byScenario.get(id)
     if (list === undefined || list.length === 0) continue
     const rps = median(list.map((s) => s.rps))
@@ -33,9 +33,18 @@ export function summarize(
       sutCores: median(list.map((s) => s.cpu.sutS / s.cpu.wallS)),
       generatorCores: median(list.map((s) => s.cpu.generatorS / s.cpu.wallS)),
       vsNginx: ratio(rps, nginxRps),
+      ...(expectStatus === undefined || expectStatus === 200 ? {} : { expectStatus }),
+      ...statusesOf(list),
     })
   }
   return summaries
+}
+
+/** Answers per status summed over the rounds, when the generator counted them. */
+function statusesOf(list: readonly Sample[]): { statuses?: Record<string, number> } {
+  const counted = list.flatMap((s) => (s.load.statuses === undefined ? [] : [s.load.statuses]))
+  if (counted.length === 0) return {}
+  return { statuses: counted.reduce<Record<string, number>>(addCounts, {}) }
 }
 
 /** Rounds whose measurement shared the machine with more than `threshold` cores of others. */

@@ -11,7 +11,7 @@ const THROUGHPUT_HEADER: Row = [
   'p99 ms',
   'CPU µs/req',
   'SUT busy',
-  'non-2xx',
+  'unexpected',
   'others (cores)',
 ]
 
@@ -35,7 +35,7 @@ export function throughputRows(summaries: readonly ScenarioSummary[]): Row[] {
 }
 
 export function targetRows(targets: readonly TargetResult[]): Row[] {
-  return targets.map((t) => [t.description, t.required, t.shown, t.status])
+  return targets.map((t) => [t.source, t.description, t.required, t.shown, t.status])
 }
 
 /** Fixed-width text table for the terminal; numbers right-aligned. */
@@ -55,15 +55,15 @@ export function textTable(header: Row, rows: readonly Row[]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
 }
 
-/** GitHub-flavoured Markdown table; `|` inside cells escaped. */
-export function markdownTable(header: Row, rows: readonly Row[]): string {
+/** GitHub-flavoured Markdown table; `|` inside cells escaped; the first `leftColumns` left-aligned. */
+export function markdownTable(header: Row, rows: readonly Row[], leftColumns = 1): string {
   const escape = (cell: string) => cell.replace(/\|/g, '\\|')
   const line = (row: Row) => `| ${row.map(escape).join(' | ')} |`
-  const align = header.map((_, column) => (column === 0 ? '---' : '---:'))
+  const align = header.map((_, column) => (column < leftColumns ? '---' : '---:'))
   return [line(header), `|${align.join('|')}|`, ...rows.map(line)].join('\n')
 }
 
-export const TARGET_HEADER: Row = ['target', 'required', 'measured', 'result']
+export const TARGET_HEADER: Row = ['issue', 'target', 'required', 'measured', 'result']
 
 export function throughputTable(summaries: readonly ScenarioSummary[], markdown = false): string {
   const rows = throughputRows(summaries)

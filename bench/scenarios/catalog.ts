@@ -18,6 +18,7 @@ export type CredentialKey =
   | 'sa-main'
   | 'sa-nolog'
   | 'sa-pg'
+  | 'sa-unknown'
   | 'security-key'
   | 'rs256-same'
   | 'rs256-fresh'
@@ -32,6 +33,8 @@ export interface ThroughputScenario {
   readonly system: SystemKey
   readonly path: string
   readonly credential: CredentialKey
+  /** The status of every answer: 200, or the answer the gateway gives itself. */
+  readonly expectStatus: number
 }
 
 export const AUTH_PATH = '/agents/bench-agent'
@@ -43,7 +46,8 @@ const scenario = (
   system: SystemKey,
   credential: CredentialKey,
   path = AUTH_PATH,
-): ThroughputScenario => ({ id, label, system, credential, path })
+  expectStatus = 200,
+): ThroughputScenario => ({ id, label, system, credential, path, expectStatus })
 
 /** Measured in this order, round after round. */
 export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
@@ -61,6 +65,15 @@ export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
     'sa-nolog',
   ),
   scenario('pc-security-key', 'Portcullis, security key', 'gw-main', 'security-key'),
+  scenario('pc-401', 'Portcullis, no credential (401)', 'gw-main', 'none', AUTH_PATH, 401),
+  scenario(
+    'pc-429',
+    'Portcullis, unknown svc_pat_ token, throttled address (429)',
+    'gw-main',
+    'sa-unknown',
+    AUTH_PATH,
+    429,
+  ),
   scenario('pc-rs256-same', 'Portcullis, RS256 JWT, same token', 'gw-rs256', 'rs256-same'),
   scenario(
     'pc-rs256-fresh',

@@ -40,11 +40,22 @@ export function forge(token: string): string {
   return `${token.slice(0, -4)}${tail}`
 }
 
-/** Well-formed service-account tokens (valid checksum) that no store holds: the flood. */
+/** A well-formed service-account token (valid checksum) that no store holds. */
+export function unknownServiceToken(): string {
+  return mintToken().token
+}
+
+/**
+ * The address the 429 scenario poses as (X-Forwarded-For; the gateways trust 127.0.0.1), apart
+ * from the flood phase's, so only its own failures trip the throttle.
+ */
+export const THROTTLED_ADDRESS = '127.0.0.4'
+
+/** Well-formed unknown service-account tokens, one a line: the flood. */
 export function unknownServiceTokens(dir: string, count: number): string {
   const file = join(dir, 'unknown-svc-tokens.txt')
   const tokens: string[] = []
-  for (let n = 0; n < count; n++) tokens.push(mintToken().token)
+  for (let n = 0; n < count; n++) tokens.push(unknownServiceToken())
   writeFileSync(file, `${tokens.join('\n')}\n`)
   return file
 }

@@ -1,7 +1,7 @@
 import { runFixedRate } from '../load/fixed-rate.js'
 import type { LoadGenerator } from '../load/generator.js'
 import { awaitQuiet, measure } from '../lib/measure.js'
-import { median, sumValues } from '../lib/stats.js'
+import { addCounts, median, sumValues } from '../lib/stats.js'
 import type { FloodResult } from '../lib/types.js'
 import { AUTH_PATH } from './catalog.js'
 import type { World } from './world.js'
@@ -68,9 +68,7 @@ export async function runFlood(
     flooded.push(loud.load.requests / loud.load.durationS)
     floodRps.push(floodResult.requests / floodResult.durationS)
     foreign.push(quiet.disturbance.foreignCores, loud.disturbance.foreignCores)
-    for (const [status, count] of Object.entries(floodResult.statuses ?? {})) {
-      statuses[status] = (statuses[status] ?? 0) + count
-    }
+    addCounts(statuses, floodResult.statuses ?? {})
     if (loud.load.unexpected > 0)
       options.log(`! flood: good clients got ${loud.load.unexpected} non-2xx`)
     options.log(

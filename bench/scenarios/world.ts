@@ -11,7 +11,14 @@ import { startNginx } from '../systems/nginx.js'
 import type { RunningSystem } from '../systems/system.js'
 import { startBareProxy, startUpstream } from '../systems/upstream.js'
 import type { CredentialKey, SystemKey } from './catalog.js'
-import { forge, jwtMaterial, securityKey, type JwtMaterial } from './credentials.js'
+import {
+  forge,
+  jwtMaterial,
+  securityKey,
+  THROTTLED_ADDRESS,
+  unknownServiceToken,
+  type JwtMaterial,
+} from './credentials.js'
 import { startGateways } from './world-gateways.js'
 
 /** A credential as a load generator sends it. */
@@ -29,6 +36,8 @@ export interface World {
   readonly systems: Map<SystemKey, RunningSystem>
   readonly gateways: Map<SystemKey, RunningGateway>
   readonly credentials: Map<CredentialKey, CredentialSpec>
+  /** Keys and tokens of the JWT algorithms the scenarios need. */
+  readonly jwt: Map<JwtAlgorithm, JwtMaterial>
   /** Why a system is missing: not installed, or failed to start. */
   readonly unavailable: Map<SystemKey, string>
   readonly securityKey: string
@@ -66,6 +75,7 @@ export async function buildWorld(
     systems: new Map([['upstream', upstream]]),
     gateways: new Map(),
     credentials: new Map([['none', { headers: {} }]]),
+    jwt: new Map(),
     unavailable: new Map(),
     securityKey: securityKey(),
     postgres: null,
@@ -74,8 +84,15 @@ export async function buildWorld(
   world.credentials.set('security-key', {
     headers: { authorization: `Bearer ${world.securityKey}` },
   })
+  // One unknown token from one address: after max_failed_lookups failures every answer is 429.
+  world.credentials.set('sa-unknown', {
+    headers: {
+      authorization: `Bearer ${unknownServiceToken()}`,
+      'x-forwarded-for': THROTTLED_ADDRESS,
+    },
+  })
 
-  const jwt = new Map<JwtAlgorithm, JwtMaterial>()
+  const jwt = world.jwt
   const algs = new Set<JwtAlgorithm>()
   for (const key of needed) if (ALG_OF[key] !== undefined) algs.add(ALG_OF[key])
   if (needed.has('haproxy-jwt')) algs.add('RS256')

@@ -29,6 +29,20 @@ void t.test('wrk output parsing', async (t) => {
   t.throws(() => parseWrkOutput('usage: wrk …'), /no result/)
 })
 
+void t.test('wrk counts answers per status only when asked', async (t) => {
+  const plain = wrkScript({ headers: {} })
+  t.notMatch(plain, /response = function/, 'no per-response Lua by default')
+  t.match(plain, /counted_statuses = function\(\) return "" end/)
+  const counting = wrkScript({ headers: {}, countStatuses: true })
+  t.match(counting, /response = function\(status, headers, body\)/)
+  t.match(counting, /thread:get\("statuses"\)/)
+  t.match(counting, /setup = function\(thread\)/)
+
+  const out = `${WRK_MARKER}{"requests":100,"duration_us":1000000,"status_errors":100,"socket_errors":0,"p50_us":5,"p99_us":9,"statuses":{"401":3,"429":97}}\n`
+  t.match(parseWrkOutput(out, 429), { unexpected: 3, statuses: { '401': 3, '429': 97 } })
+  t.match(parseWrkOutput(out), { unexpected: 100 }, 'without an expected status, wrk’s count')
+})
+
 void t.test('benchmark JWTs verify with jose for each algorithm', async (t) => {
   for (const alg of ['RS256', 'ES256', 'HS256'] as const) {
     const key = generateSigningKey(alg)

@@ -63,6 +63,25 @@ void t.test('summaries are medians over rounds, with the ratio to nginx', async 
   t.equal(disturbedSamples(samples).length, 1)
 })
 
+void t.test(
+  'answers counted per status are summed over rounds, with the expected one',
+  async (t) => {
+    const counted = (round: number, statuses: Record<string, number>): Sample => {
+      const base = sample('pc-429', round, 1_000)
+      return { ...base, load: { ...base.load, statuses } }
+    }
+    const [summary] = summarize(
+      [counted(1, { '429': 10, '401': 20 }), counted(2, { '429': 30 })],
+      [{ id: 'pc-429', label: '429', expectStatus: 429 }],
+    )
+    t.same(summary?.statuses, { '401': 20, '429': 40 })
+    t.equal(summary?.expectStatus, 429)
+    const [plain] = summarize(samples, [{ id: 'nginx', label: 'nginx', expectStatus: 200 }])
+    t.equal(plain?.statuses, undefined, 'not counted, not invented')
+    t.equal(plain?.expectStatus, undefined)
+  },
+)
+
 void t.test('targets: ratios, thresholds, and what was not measured', async (t) => {
   const summaries = summarize(samples, ORDER)
   const targets = evaluateTargets({
@@ -115,7 +134,20 @@ void t.test('tables render aligned text and markdown', async (t) => {
 void t.test(
   'the document carries machine, table, targets and placeholders for misses',
   async (t) => {
-    const summaries = summarize(samples, ORDER)
+    const unauthenticated = sample('pc-401', 1, 40_000)
+    const summaries = [
+      ...summarize(samples, ORDER),
+      ...summarize(
+        [
+          sample('node-floor', 1, 25_000),
+          { ...unauthenticated, load: { ...unauthenticated.load, statuses: { '401': 400_000 } } },
+        ],
+        [
+          { id: 'node-floor', label: 'bare Node proxy' },
+          { id: 'pc-401', label: 'no credential', expectStatus: 401 },
+        ],
+      ),
+    ]
     const report: BenchReport = {
       startedAt: '2026-01-01T00:00:00Z',
       finishedAt: '2026-01-01T00:10:00Z',
@@ -158,6 +190,7 @@ void t.test(
       flood: null,
       memory: [],
       revocation: null,
+      rsaVerify: { cpuUsPerVerify: 38.25, wallUsPerVerify: 39, iterations: 5_000, trials: 5 },
       notes: [],
     }
     const doc = renderDoc(report, evaluateTargets(report))
@@ -169,6 +202,26 @@ void t.test(
     t.match(
       doc,
       /\| warm service-account token through Portcullis vs nginx plain proxy \| ≥ 0\.45 × \| 0\.44 × \| MISS \|/,
+    )
+    t.match(
+      doc,
+      /\| 14 #1 \| warm service-account token vs the bare Node proxy, CPU per request \| ≤ 1\.35 × \| 1\.25 × \(50\.0 \/ 40\.0 µs\) \| PASS \|/,
+    )
+    t.match(
+      doc,
+      /\| 14 #2 \| excluded route \(\/health\) vs the bare Node proxy, CPU per request \| ≤ 1\.20 × \| 1\.19 × /,
+    )
+    t.match(
+      doc,
+      /\| 14 #7 \| 401 for a request without a credential .*answers: 400,000 × 401\) \| ≤ 0\.60 × \| 0\.63 × \(25\.0 \/ 40\.0 µs\) \| MISS \|/,
+    )
+    t.match(doc, /\| 14 #5 \| fresh RS256 JWT .* \| — \| NOT MEASURED \|/)
+    t.match(doc, /\| no credential \| 401 \| 400,000 × 401 \|/, 'answers per status')
+    t.match(doc, /\*\*38\.3 µs of CPU per verify\*\*/)
+    t.match(
+      doc,
+      /- \*\*401 for a request .*: no credential: 40,000 req\/s, 25\.0 µs CPU per request, .*; bare Node proxy: 25,000 req\/s, 40\.0 µs CPU per request/,
+      'a missed CPU target names the rows it compares',
     )
     t.ok(doc.includes(analysisOf('sa-vs-nginx')), 'a missed target carries its analysis')
     t.notMatch(doc, /PLACEHOLDER/)

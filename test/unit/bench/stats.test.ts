@@ -1,5 +1,13 @@
 import t from 'tap'
-import { mean, median, percentile, ratio, sumValues } from '../../../bench/lib/stats.js'
+import {
+  addCounts,
+  mean,
+  median,
+  otherThan,
+  percentile,
+  ratio,
+  sumValues,
+} from '../../../bench/lib/stats.js'
 
 void t.test('median of odd and even lists, ignoring NaN', async (t) => {
   t.equal(median([3, 1, 2]), 2)
@@ -31,4 +39,12 @@ void t.test('mean and sums', async (t) => {
   t.equal(mean([1, 2, 3]), 2)
   t.ok(Number.isNaN(mean([])))
   t.equal(sumValues({ '200': 3, '401': 2 }), 5)
+})
+
+void t.test('counts per status: added up, and those other than the expected one', async (t) => {
+  const total = addCounts({ '429': 1 }, { '429': 2, '401': 20 })
+  t.same(total, { '429': 3, '401': 20 })
+  t.equal(otherThan(total, 429), 20)
+  t.equal(otherThan(total, 200), 23)
+  t.equal(otherThan({}, 200), 0)
 })
