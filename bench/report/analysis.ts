@@ -9,7 +9,7 @@ const ANALYSIS: Readonly<Record<string, string>> = {
   'jwt-vs-haproxy':
     'With the verified-token cache, a repeated RS256 token costs a SHA-256 of the token and a map lookup, so this row costs about the same as the warm service-account row: the gap to HAProxy is the gap between a Node proxy and a C proxy (see the row above), not signature verification.',
   'auth-vs-excluded':
-    'An authenticated request does everything an excluded one does plus: credential extraction, a SHA-256 of the token, the cache lookup, route matching and scope checks, the user_id query pin for self-scoped service accounts, and the X-Auth-* identity headers. Scope strings are parsed once and memoized, label sets of the metrics are bound once, identity headers are built once per cached principal, and the token checksum is only checked on a cache miss; what remains is mostly the identity enforcement the product exists for.',
+    'An authenticated request does everything an excluded one does plus: credential extraction, a SHA-256 of the token, the cache lookup, route matching and scope checks, the user_id query pin for self-scoped service accounts, and the X-Auth-* identity headers. Scope strings are parsed once and memoized, label sets of the metrics are bound once, identity headers are built once per principal in use, and the token checksum is only checked on a cache miss; what remains is mostly the identity enforcement the product exists for.',
   'latency-p50':
     "At a fixed rate the added latency is the gateway's own time per request plus queueing on its one core; the first has been cut (below). On a two-core machine the load generator, the upstream and the gateway share cores, so the measured difference also includes scheduling delay.",
   'latency-p99':

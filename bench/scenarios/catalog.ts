@@ -3,6 +3,7 @@
 export type SystemKey =
   | 'upstream'
   | 'node-floor'
+  | 'koa-floor'
   | 'nginx'
   | 'haproxy'
   | 'haproxy-jwt'
@@ -39,6 +40,8 @@ export interface ThroughputScenario {
 
 export const AUTH_PATH = '/agents/bench-agent'
 export const EXCLUDED_PATH = '/health'
+/** Answered by bench/upstream/koa-proxy.ts itself. */
+export const KOA_LOCAL_401_PATH = '/local-401'
 
 const scenario = (
   id: string,
@@ -54,6 +57,20 @@ export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
   scenario('direct', 'direct to the upstream', 'upstream', 'none'),
   scenario('nginx', 'nginx plain proxy (1 worker)', 'nginx', 'none'),
   scenario('node-floor', 'bare Node proxy (node:http + undici, no logic)', 'node-floor', 'none'),
+  scenario(
+    'koa-floor',
+    'Koa proxy (the same relay as Koa middleware, no logic)',
+    'koa-floor',
+    'none',
+  ),
+  scenario(
+    'koa-floor-401',
+    'Koa, 401 from a thrown error (no upstream, no logic)',
+    'koa-floor',
+    'none',
+    KOA_LOCAL_401_PATH,
+    401,
+  ),
   scenario('haproxy', 'HAProxy plain proxy', 'haproxy', 'none'),
   scenario('haproxy-jwt', 'HAProxy jwt_verify RS256', 'haproxy-jwt', 'rs256-same'),
   scenario('pc-excluded', 'Portcullis, excluded route (/health)', 'gw-main', 'none', EXCLUDED_PATH),

@@ -9,7 +9,7 @@ import type { RunningGateway } from '../systems/gateway.js'
 import { startHaproxy } from '../systems/haproxy.js'
 import { startNginx } from '../systems/nginx.js'
 import type { RunningSystem } from '../systems/system.js'
-import { startBareProxy, startUpstream } from '../systems/upstream.js'
+import { startBareProxy, startKoaProxy, startUpstream } from '../systems/upstream.js'
 import type { CredentialKey, SystemKey } from './catalog.js'
 import {
   forge,
@@ -121,6 +121,9 @@ export async function buildWorld(
   }
   if (needed.has('node-floor')) {
     await attempt('node-floor', () => startBareProxy(dir, upstream.baseUrl, pinning.sut))
+  }
+  if (needed.has('koa-floor')) {
+    await attempt('koa-floor', () => startKoaProxy(dir, upstream.baseUrl, pinning.sut))
   }
   if (needed.has('nginx')) {
     if (tools.nginx === null)

@@ -7,6 +7,7 @@ import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './sys
 
 const SERVER = fileURLToPath(new URL('../upstream/server.ts', import.meta.url))
 const BARE_PROXY = fileURLToPath(new URL('../upstream/bare-proxy.ts', import.meta.url))
+const KOA_PROXY = fileURLToPath(new URL('../upstream/koa-proxy.ts', import.meta.url))
 
 /** The minimal node:http upstream, in its own process. */
 export async function startUpstream(dir: string, cpus: string | null): Promise<RunningSystem> {
@@ -20,6 +21,15 @@ export async function startBareProxy(
   cpus: string | null,
 ): Promise<RunningSystem> {
   return startNodeServer('node-floor', BARE_PROXY, [upstreamUrl], dir, cpus)
+}
+
+/** The bare proxy's relay as Koa middleware: the floor under a Koa gateway (and Portcullis). */
+export async function startKoaProxy(
+  dir: string,
+  upstreamUrl: string,
+  cpus: string | null,
+): Promise<RunningSystem> {
+  return startNodeServer('koa-floor', KOA_PROXY, [upstreamUrl], dir, cpus)
 }
 
 async function startNodeServer(
