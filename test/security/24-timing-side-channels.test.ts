@@ -32,6 +32,16 @@ void t.test('no secret is compared with === or .equals() in src/: the lint rule'
     'const same = given.equals(secret)',
     'const same = signature.equals(expected)',
     'if (digest(a) === b) ok()',
+    // One for each name the rule knows, with nothing else secret-looking beside it.
+    'if (secret === presented) ok()',
+    'if (securityKey === presented) ok()',
+    'if (config.security_key !== presented) fail()',
+    'if (token === presented) ok()',
+    'if (stored.tokenHash === presented) ok()',
+    'if (hash === presented) ok()',
+    'if (checksum !== presented) fail()',
+    'if (credential === presented) ok()',
+    'if (presented === this.#key) ok()',
   ]
   for (const file of [
     'src/auth/security-key-verifier.ts',

@@ -15,6 +15,7 @@ import {
 } from '../../../src/http/upgrade-gate.js'
 import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import { inboundRequest } from '../../helpers/inbound.js'
+import { ANONYMOUS } from '../../../src/principal.js'
 import { serviceAccountPrincipal } from '../../helpers/principals.js'
 import { authConfig } from '../auth/helpers.js'
 import { testConfig } from '../identity/helpers.js'
@@ -118,3 +119,23 @@ void t.test('the gate refuses what the pipeline refuses, before any plan', async
     reason: 'credential.duplicate_header',
   })
 })
+
+void t.test(
+  "a public upgrade forwards no client X-User-ID, as a public request doesn't",
+  async (t) => {
+    const planFor = async (isPublic: boolean) => {
+      const pipeline = {
+        async decide(): Promise<AuthDecision> {
+          return { principal: ANONYMOUS, authorization: undefined, public: isPublic }
+        },
+      } as unknown as AuthPipeline
+      const gate = createUpgradeGate({ pipeline, enforcer, credentials: authConfig() })
+      return (await gate(upgrade(['X-User-ID', 'mallory']), req)).plan
+    }
+    t.ok((await planFor(true)).headers.drop.has('x-user-id'), 'excluded route: dropped')
+    t.notOk(
+      (await planFor(false)).headers.drop.has('x-user-id'),
+      'an anonymous caller on a guarded route (open mode) keeps it',
+    )
+  },
+)

@@ -75,4 +75,13 @@ void t.test('a slot is given back once, and at once for a socket already gone', 
   gone.destroyed = true
   admission.admit('198.51.100.1', gone)
   t.equal(admission.size, 0, 'destroyed during the handshake: released right away')
+  gone.emit('close')
+  t.equal(admission.size, 0, 'its close event later gives nothing back twice')
+  const held = [socket(), socket()]
+  for (const each of held) admission.admit('198.51.100.1', each)
+  t.match(
+    refusal(() => admission.admit('198.51.100.1', socket())),
+    { status: 503 },
+    'the count is still exact: two slots, two held',
+  )
 })

@@ -154,4 +154,19 @@ void t.test('readInbound refuses what could be read two ways', async (t) => {
   t.match(refusal(read([], '/agents/../config')), { status: 400, reason: 'path.dot_segment' })
   t.match(refusal(read([], '/agents%2Fa1')), { status: 400, reason: 'path.encoded_reserved' })
   t.doesNotThrow(read(['Connection', 'keep-alive', 'Host', 'gw']))
+  t.doesNotThrow(read(['A', '1', 'B', '2', 'C', '3']), 'exactly the limit is accepted')
+  for (const field of [
+    'Content-Type',
+    'Content-Length',
+    'Content-Encoding',
+    'Host',
+    'X-Agent-Id',
+  ]) {
+    t.match(
+      refusal(read(['Connection', `keep-alive, ${field.toLowerCase()}`])),
+      { status: 400, reason: 'headers.connection_option' },
+      `Connection may not list ${field}`,
+    )
+  }
+  t.doesNotThrow(read(['Connection', 'X-Custom-Hop']), 'other fields may be hop-by-hop')
 })

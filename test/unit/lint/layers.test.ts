@@ -69,8 +69,17 @@ void t.test('the foundation imports nothing but the foundation', async (t) => {
 })
 
 void t.test('a surface uses surfaces/common/, never another surface', async (t) => {
-  const other = "import type { X } from '../a2a/a2a-stage.js'\nexport type Y = X"
-  t.match(await lintAs('src/surfaces/mcp/probe.ts', other), [/never another surface/])
+  const features = ['mcp', 'a2a', 'agui', 'workflow', 'discovery']
+  for (const feature of features) {
+    for (const other of features.filter((name) => name !== feature)) {
+      const code = `import type { X } from '../${other}/module.js'\nexport type Y = X`
+      t.match(
+        await lintAs(`src/surfaces/${feature}/probe.ts`, code),
+        [/never another surface/],
+        `${feature} → ${other} refused`,
+      )
+    }
+  }
   const common = "import type { X } from '../common/json.js'\nexport type Y = X"
   t.same(await lintAs('src/surfaces/mcp/probe.ts', common), [])
 })
@@ -78,7 +87,15 @@ void t.test('a surface uses surfaces/common/, never another surface', async (t) 
 void t.test('only src/upstream/ talks HTTP or WebSocket to the runtime', async (t) => {
   const undici = "import { request } from 'undici'\nvoid request"
   const ws = "import { WebSocket } from 'ws'\nvoid WebSocket"
-  for (const file of ['src/http/probe.ts', 'src/surfaces/mcp/probe.ts', 'src/generation.ts']) {
+  const outside = [
+    ...LAYERS.filter((layer) => layer !== 'upstream').map((layer) => `src/${layer}/probe.ts`),
+    'src/surfaces/common/probe.ts',
+    'src/surfaces/mcp/probe.ts',
+    'src/probe.ts',
+    'src/generation.ts',
+    'src/cli/probe.ts',
+  ]
+  for (const file of outside) {
     t.match(await lintAs(file, undici), [/Only src\/upstream\//], `${file}: undici`)
     t.match(await lintAs(file, ws), [/Only src\/upstream\//], `${file}: ws client`)
   }

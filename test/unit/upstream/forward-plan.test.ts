@@ -121,6 +121,46 @@ void t.test('the helpers return new plans and leave the old ones alone', async (
   t.ok(Object.isFrozen(PASS_THROUGH))
 })
 
+void t.test('each helper changes its own field and carries every other one over', async (t) => {
+  const rewrite = (r: BufferedResponse) => r
+  const owner = serviceAccountPrincipal('ci', ['agents:run'])
+  const full: ForwardPlan = {
+    headers: {
+      drop: new Set(['authorization']),
+      dropCookie: 'session',
+      inject: [
+        ['X-User-ID', 'sa:ci'],
+        ['X-Auth-Kind', 'service_account'],
+      ],
+    },
+    query: 'user_id=sa%3Aci',
+    body: { content: Buffer.from('{}'), contentType: 'application/json' },
+    rewriteResponse: rewrite,
+    endsWith: owner,
+  }
+  const others = (plan: ForwardPlan, changed: keyof ForwardPlan) => {
+    const rest: Partial<Record<keyof ForwardPlan, unknown>> = { ...plan }
+    delete rest[changed]
+    return rest
+  }
+  const body = { content: Buffer.from('[]'), contentType: undefined }
+  t.same(others(withQuery(full, 'a=1'), 'query'), others(full, 'query'), 'withQuery')
+  t.same(others(withBody(full, body), 'body'), others(full, 'body'), 'withBody')
+  t.same(
+    others(thenRewriteResponse(full, rewrite), 'rewriteResponse'),
+    others(full, 'rewriteResponse'),
+    'thenRewriteResponse',
+  )
+  const renamed = withInjectedValue(full, 'x-user-id', '__portcullis__:sa:ci')
+  t.same(others(renamed, 'headers'), others(full, 'headers'), 'withInjectedValue')
+  t.equal(renamed.headers.drop, full.headers.drop, 'the drops stay')
+  t.equal(renamed.headers.dropCookie, 'session', 'the cookie removal stays')
+  t.same(renamed.headers.inject, [
+    ['X-User-ID', '__portcullis__:sa:ci'],
+    ['X-Auth-Kind', 'service_account'],
+  ])
+})
+
 void t.test('response rewrites run in the order the stages added them', async (t) => {
   const order: string[] = []
   const first = thenRewriteResponse(PASS_THROUGH, (r) => (order.push('identity'), r))

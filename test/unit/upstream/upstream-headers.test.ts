@@ -7,6 +7,7 @@ import {
 } from '../../../src/upstream/forward-plan.js'
 import {
   buildUpstreamHeaders,
+  normalizeHeaderName,
   type UpstreamHeaderOptions,
 } from '../../../src/upstream/upstream-headers.js'
 
@@ -108,6 +109,95 @@ void t.test('path, method override and spoofable proxy fields never pass', async
   ])
   t.same(names(headers).slice(0, 1), ['accept'])
   t.equal(names(headers).filter((name) => name === 'x-real-ip').length, 0)
+})
+
+/**
+ * Every field the gateway promises never to forward (SECURITY.md), written out here rather than
+ * read from the source's lists, so that a name dropped from a list fails this test.
+ */
+const NEVER_FORWARDED_NAMES = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+  'expect',
+  'x-original-url',
+  'x-original-uri',
+  'x-original-path',
+  'x-rewrite-url',
+  'x-rewritten-url',
+  'x-forwarded-url',
+  'x-forwarded-uri',
+  'x-forwarded-path',
+  'x-forwarded-prefix',
+  'x-envoy-original-path',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+  'x-original-method',
+  'x-forwarded-method',
+  'x-real-ip',
+  'true-client-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-original-forwarded-for',
+  'x-forwarded-server',
+  'x-forwarded-port',
+  'x-host',
+  'x-original-host',
+]
+
+void t.test('each never-forwarded field is dropped, in any case and `_` spelling', async (t) => {
+  for (const name of NEVER_FORWARDED_NAMES) {
+    const spellings = [name, name.toUpperCase(), name.replaceAll('-', '_')]
+    const raw = spellings.flatMap((spelling) => [spelling, 'value'])
+    const forwarded = names(sent([...raw, 'Accept', '*/*'], PASS_THROUGH, TRUSTED))
+    t.same(
+      forwarded.filter((sentName) => normalizeHeaderName(sentName) === name),
+      [],
+      `${name} is not forwarded`,
+    )
+    t.ok(forwarded.includes('accept'), `an end-to-end field beside ${name} still is`)
+  }
+})
+
+void t.test('repeated Connection, X-Forwarded-For and Forwarded fields all count', async (t) => {
+  const headers = sent(
+    [
+      'Connection',
+      'X-First-Hop',
+      'connection',
+      'keep-alive, X-Second-Hop',
+      'X-First-Hop',
+      '1',
+      'X-Second-Hop',
+      '2',
+      'X-Forwarded-For',
+      '198.51.100.1',
+      'x-forwarded-for',
+      '198.51.100.2, 198.51.100.3',
+      'Forwarded',
+      'for=198.51.100.1',
+      'forwarded',
+      'for=198.51.100.2',
+    ],
+    PASS_THROUGH,
+    TRUSTED,
+  )
+  const sentNames = names(headers)
+  t.notOk(sentNames.includes('x-first-hop'), 'listed by the first Connection field')
+  t.notOk(sentNames.includes('x-second-hop'), 'listed by the second Connection field')
+  const values = Object.fromEntries(headers)
+  t.equal(values['x-forwarded-for'], '198.51.100.1, 198.51.100.2, 198.51.100.3, 10.0.0.2')
+  t.equal(values['forwarded'], 'for=198.51.100.1, for=198.51.100.2')
 })
 
 void t.test('X-Forwarded-* are rebuilt from what this hop vouches for', async (t) => {
