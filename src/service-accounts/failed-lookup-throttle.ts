@@ -5,6 +5,14 @@ export interface FailedLookupThrottleOptions {
   readonly windowSeconds: number
   /** Most keys tracked (LRU); forgetting a key resets it, which bounds memory. */
   readonly maxClients: number
+  /** Store lookups per second a limited key may still cause; 0: no bound. */
+  readonly limitedLookupsPerSecond?: number
+}
+
+/** A limited key's lookups in the current second. */
+interface LookupBudget {
+  second: number
+  used: number
 }
 
 /**
@@ -17,11 +25,35 @@ export class FailedLookupThrottle {
   readonly #maxFailures: number
   readonly #windowMs: number
   readonly #failures: LRUCache<string, number[]>
+  readonly #limitedLookups: number
+  readonly #budgets: LRUCache<string, LookupBudget>
 
   constructor(options: FailedLookupThrottleOptions) {
     this.#maxFailures = options.maxFailures
     this.#windowMs = options.windowSeconds * 1000
     this.#failures = new LRUCache({ max: options.maxClients })
+    this.#limitedLookups = options.limitedLookupsPerSecond ?? 0
+    this.#budgets = new LRUCache({ max: options.maxClients })
+  }
+
+  /**
+   * Whether a token from this key may be looked up in the store. Always for a key that is not
+   * limited; for a limited one, a few per second: AgentOS looks every token up before its limiter
+   * (so a valid token from a limited address still passes), which a flood of distinct unknown
+   * tokens turns into a store query per request. Past the budget the token is refused with 429
+   * unread, and a valid one passes again within the second.
+   */
+  mayLookUp(key: string, nowMs: number): boolean {
+    if (this.#limitedLookups === 0 || !this.isLimited(key, nowMs)) return true
+    const second = Math.floor(nowMs / 1000)
+    const budget = this.#budgets.get(key)
+    if (budget === undefined || budget.second !== second) {
+      this.#budgets.set(key, { second, used: 1 })
+      return true
+    }
+    if (budget.used >= this.#limitedLookups) return false
+    budget.used += 1
+    return true
   }
 
   isLimited(key: string, nowMs: number): boolean {

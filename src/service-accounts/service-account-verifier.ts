@@ -90,6 +90,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
       maxFailures: config.max_failed_lookups,
       windowSeconds: config.failed_lookup_window_seconds,
       maxClients: config.throttle_max_clients,
+      limitedLookupsPerSecond: config.throttled_lookups_per_second,
     })
     this.#lastUsed = new LastUsedTracker({
       intervalSeconds: config.last_used_interval_seconds,
@@ -130,6 +131,8 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed')
     const refused = this.#refused.get(tokenHash, this.#clock.monotonic())
     if (refused !== undefined) this.#fail(client, refused.reason, refused.accountId)
+    const now = this.#clock.monotonic()
+    if (!this.#throttle.mayLookUp(client, now)) this.#refuseThrottled(client, now)
     this.#metrics?.cacheMisses.inc()
     return this.#fromStore(tokenHash, client)
   }
@@ -180,12 +183,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
 
   #fail(client: string, reason: FailureReason, accountId?: string): never {
     const now = this.#clock.monotonic()
-    if (this.#throttle.isLimited(client, now)) {
-      const retryAfter = this.#throttle.retryAfterSeconds(client, now)
-      this.#metrics?.throttled.inc()
-      this.#metrics?.verifications.inc({ outcome: 'throttled' })
-      throw throttledError(retryAfter)
-    }
+    if (this.#throttle.isLimited(client, now)) this.#refuseThrottled(client, now)
     this.#throttle.recordFailure(client, now)
     this.#metrics?.verifications.inc({ outcome: OUTCOME_OF[reason] })
     this.#logger.debug(
@@ -193,6 +191,13 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
       'service-account token rejected',
     )
     throw invalidTokenError(reason)
+  }
+
+  #refuseThrottled(client: string, now: number): never {
+    const retryAfter = this.#throttle.retryAfterSeconds(client, now)
+    this.#metrics?.throttled.inc()
+    this.#metrics?.verifications.inc({ outcome: 'throttled' })
+    throw throttledError(retryAfter)
   }
 
   #unavailable(error: unknown): never {

@@ -31,6 +31,14 @@ export const serviceAccountsSchema = z
       .min(1)
       .default(60)
       .describe('Sliding window of the failed-lookup throttle.'),
+    throttled_lookups_per_second: z
+      .number()
+      .int()
+      .min(0)
+      .default(5)
+      .describe(
+        'Store lookups per second allowed to a client address the failed-lookup throttle limits; its other svc_pat_ requests get 429 without one, so a flood of distinct unknown tokens cannot keep the store busy. 0: no bound (AgentOS looks every token up, even for a limited client).',
+      ),
     throttle_max_clients: z
       .number()
       .int()

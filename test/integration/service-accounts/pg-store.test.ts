@@ -160,6 +160,7 @@ const SERVICE_ACCOUNTS: Config['service_accounts'] = {
   cache_max_entries: 1_000,
   max_failed_lookups: 20,
   failed_lookup_window_seconds: 60,
+  throttled_lookups_per_second: 5,
   throttle_max_clients: 1_000,
   last_used_interval_seconds: 60,
 }

@@ -66,3 +66,22 @@ void t.test('a valid token is never answered from the refusals', async (t) => {
   t.match(await verify(token), { kind: 'service_account' })
   t.match(await verify(token), { kind: 'service_account' })
 })
+
+void t.test('a limited client: a few lookups per second, then 429 without one', async (t) => {
+  const { verify, mint, store, clock } = verifierFixture({
+    max_failed_lookups: 3,
+    throttled_lookups_per_second: 2,
+  })
+  for (let n = 0; n < 3; n++) await failure(verify(mintToken().token))
+  const before = store.calls.findByTokenHash
+  const answers: unknown[] = []
+  for (let n = 0; n < 6; n++) {
+    answers.push(((await failure(verify(mintToken().token))) as { status?: number }).status)
+  }
+  t.same(answers, [429, 429, 429, 429, 429, 429], 'a limited client gets 429 either way')
+  t.equal(store.calls.findByTokenHash - before, 2, 'but only two lookups this second')
+  const { token } = await mint()
+  t.match(await failure(verify(token)), { status: 429 }, 'past the budget even a valid token waits')
+  clock.monotonicMs += 1_000
+  t.match(await verify(token), { kind: 'service_account' }, 'and passes within the next second')
+})
