@@ -51,7 +51,8 @@ export interface ServiceAccountVerifierDeps {
 /**
  * Verifies `svc_pat_` tokens (PAT-2): shape, then cache, then store. Unknown, revoked,
  * expired and malformed tokens get the same 401 and each counts against the client's throttle; a
- * valid token is never throttled, and a store outage (503) is never counted. Only the token's
+ * valid token is refused only past a limited client's lookup budget (PAT-4), and a store outage
+ * (503) is never counted. Only the token's
  * SHA-256 is kept, looked up or logged.
  */
 export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {

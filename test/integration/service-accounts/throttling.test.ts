@@ -1,6 +1,7 @@
 /**
  * Failed-lookup throttling through the real gateway on PostgreSQL: per client address, the 21st
- * failure in the window is the first 429 (with Retry-After), a valid token is never throttled,
+ * failure in the window is the first 429 (with Retry-After), a valid token passes (within the
+ * lookup budget of a limited client),
  * X-Forwarded-For counts only from trusted proxies, IPv6 clients are grouped by /64.
  */
 import t from 'tap'

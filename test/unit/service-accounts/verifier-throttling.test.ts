@@ -23,17 +23,20 @@ void t.test('25 bad tokens from one address: the 21st is 429 with Retry-After', 
     reason: 'service_account.throttled',
     headers: { 'Retry-After': '60' },
   })
+  // The five 429s used this second's lookups for the limited address (throttled_lookups_per_second).
+  t.match(await failure(verify(token, '203.0.113.9')), { status: 429 })
+  clock.advance(1_000)
   t.match(
     await verify(token, '203.0.113.9'),
     { kind: 'service_account' },
-    'a valid token is never throttled',
+    'a valid token from a limited address passes within a second',
   )
   t.equal(
     ((await failure(verify('svc_pat_short', '203.0.113.10'))) as { status: number }).status,
     401,
   )
 
-  clock.advance(30_000)
+  clock.advance(29_000)
   t.match(await failure(verify(mintToken().token, '203.0.113.9')), {
     headers: { 'Retry-After': '30' },
   })
@@ -99,3 +102,14 @@ void t.test('the throttle forgets the least recent clients beyond its bound', as
     'evicted, so memory stays bounded',
   )
 })
+
+void t.test(
+  'throttled_lookups_per_second 0: a valid token is never throttled (AgentOS)',
+  async (t) => {
+    const { verify, mint } = verifierFixture({ throttled_lookups_per_second: 0 })
+    const { token } = await mint()
+    for (let index = 0; index < 25; index += 1)
+      await failure(verify(mintToken().token, '203.0.113.9'))
+    t.match(await verify(token, '203.0.113.9'), { kind: 'service_account' })
+  },
+)
