@@ -27,6 +27,22 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /** A child process whose output is collected line by line, killed at teardown if still running. */
+/**
+ * Root without the capabilities that let it ignore file permissions (dropped from the bounding
+ * set, so the child's root loses them at exec): it meets EACCES and EPERM on files and directories
+ * it does not own as any other user would, while the checkout, which root owns, stays readable
+ * wherever it is (running as another user instead failed when a parent directory was private).
+ * NODE_OPTIONS (the test runner's instrumentation) is dropped as for any child it does not measure.
+ */
+const WITHOUT_FILE_OVERRIDES = [
+  '--bounding-set',
+  '-dac_override,-dac_read_search,-fowner,-chown',
+  '--',
+  'env',
+  '-u',
+  'NODE_OPTIONS',
+]
+
 export class Child {
   readonly process: ChildProcess
   readonly stdout: string[] = []
@@ -38,20 +54,17 @@ export class Child {
     t: Teardown,
     args: readonly string[],
     env: NodeJS.ProcessEnv = childEnv(),
-    /** Run as another user (needs root): what a non-root operator meets. */
-    user: { uid: number; gid: number } | undefined = undefined,
+    /** Without the privileges that bypass file permissions: what a non-root operator meets. */
+    privileges: 'as-tests' | 'unprivileged' = 'as-tests',
   ) {
-    // The test runner instruments every child it sees (NODE_OPTIONS, added at spawn) and writes
-    // its records where another user may not: `env -u` drops that for a child of another user.
     this.process =
-      user === undefined
-        ? spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
-        : spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
+      privileges === 'unprivileged' && process.getuid?.() === 0
+        ? spawn('setpriv', [...WITHOUT_FILE_OVERRIDES, process.execPath, ...args], {
             cwd: PROJECT_ROOT,
             env,
             stdio: ['pipe', 'pipe', 'pipe'],
-            ...user,
           })
+        : spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
     const proc = this.process
     if (proc.stdout !== null) {
       createInterface({ input: proc.stdout }).on('line', (line) => this.stdout.push(line))
@@ -122,7 +135,7 @@ export function tsxArgs(...args: string[]): string[] {
 export function serveEmbeddedStore(
   t: Teardown,
   dataDir: string,
-  user?: { uid: number; gid: number },
+  privileges: 'as-tests' | 'unprivileged' = 'as-tests',
 ): Child {
   return new Child(
     t,
@@ -133,6 +146,6 @@ export function serveEmbeddedStore(
       PORTCULLIS_PORT: '0',
       PORTCULLIS_ADMIN_PORT: '0',
     }),
-    user,
+    privileges,
   )
 }

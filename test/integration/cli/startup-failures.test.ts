@@ -3,7 +3,7 @@
  * setting (and variable) that controls it, the documented exit code, no stack trace unless
  * `logging.level: debug`.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,19 +12,19 @@ import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
 import type { Teardown } from '../../helpers/gateway.js'
 import { closedPort } from '../../helpers/runtime.js'
 
-const NOBODY = { uid: 65534, gid: 65534 }
+const NOBODY = 65534
 const isRoot = process.getuid?.() === 0
 
 function portcullis(
   t: Teardown,
   args: string[],
   env: Record<string, string> = {},
-  user?: { uid: number; gid: number },
+  privileges: 'as-tests' | 'unprivileged' = 'as-tests',
 ): Child {
-  return new Child(t, tsxArgs('src/main.ts', ...args), childEnv(env), user)
+  return new Child(t, tsxArgs('src/main.ts', ...args), childEnv(env), privileges)
 }
 
-/** A temporary directory (readable by every user: some children run as nobody). */
+/** A temporary directory (readable by every user). */
 function tempDir(t: Teardown): string {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-startup-'))
   chmodSync(dir, 0o755)
@@ -115,12 +115,12 @@ void t.test('a data directory that cannot be created: exit 4, naming the setting
   const locked = join(parent, 'locked')
   mkdirSync(locked, { mode: 0o555 })
   chmodSync(locked, 0o555)
-  // (root may write anywhere: the gateway then runs as nobody, as a non-root operator would.)
+  // (root may write anywhere: the gateway then runs without that privilege, as an operator would.)
   const denied = portcullis(
     t,
     ['serve', '--config', 'config/portcullis.yaml'],
     { OS_SECURITY_KEY: 'k', PORTCULLIS_DATA_DIR: join(locked, 'db'), PORTCULLIS_PORT: '0' },
-    isRoot ? NOBODY : undefined,
+    'unprivileged',
   )
   t.equal((await denied.exit()).code, 4)
   t.same(denied.stderr, [
@@ -166,6 +166,8 @@ void t.test('a key file that cannot be read: exit 2, naming the setting', async 
   const jwks = join(dir, 'jwks.json')
   writeFileSync(jwks, '{"keys": []}', { mode: 0o600 })
   chmodSync(jwks, 0o600)
+  // Another user's private file.
+  chownSync(jwks, NOBODY, NOBODY)
   const unreadable = portcullis(
     t,
     [
@@ -174,7 +176,7 @@ void t.test('a key file that cannot be read: exit 2, naming the setting', async 
       tempConfig(t, `auth: {jwks_file: ${jwks}}\nservice_accounts: {enabled: false}\n`),
     ],
     {},
-    NOBODY,
+    'unprivileged',
   )
   t.equal((await unreadable.exit()).code, 2)
   t.match(

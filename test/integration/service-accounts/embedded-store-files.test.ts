@@ -3,7 +3,7 @@
  * from the first start on; a data directory others could use is repaired and reported, or
  * refused when it cannot be repaired. Driven through the real CLI.
  */
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -28,6 +28,15 @@ function modesUnder(root: string): Modes {
   return modes
 }
 
+function ownAll(root: string, uid: number): void {
+  chownSync(root, uid, uid)
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name)
+    if (entry.isDirectory()) ownAll(path, uid)
+    else chownSync(path, uid, uid)
+  }
+}
+
 function everything(root: string, mode: number): void {
   chmodSync(root, mode | 0o111)
   for (const entry of readdirSync(root, { withFileTypes: true })) {
@@ -38,8 +47,12 @@ function everything(root: string, mode: number): void {
 }
 
 /** `portcullis serve` on the embedded store in `dataDir` until it listens; then SIGTERM. */
-async function serveOnce(t: Teardown, dataDir: string, user?: { uid: number; gid: number }) {
-  const child = serveEmbeddedStore(t, dataDir, user)
+async function serveOnce(
+  t: Teardown,
+  dataDir: string,
+  privileges: 'as-tests' | 'unprivileged' = 'as-tests',
+) {
+  const child = serveEmbeddedStore(t, dataDir, privileges)
   await child
     .line((line) => line.includes('portcullis listening'), 'the gateway to listen', 90_000)
     .catch(() => undefined)
@@ -85,10 +98,11 @@ void t.test(
       t.comment('skipped: refusing a directory the gateway cannot repair needs another user')
       return
     }
-    // Owned by root and open to all: the gateway, running as nobody, cannot make it private.
+    // Another user's and open to all: the gateway, without root's file privileges, cannot make
+    // it private.
     everything(dataDir, 0o666)
-    chmodSync(root, 0o755)
-    const refused = await serveOnce(t, dataDir, { uid: 65534, gid: 65534 })
+    ownAll(dataDir, 65534)
+    const refused = await serveOnce(t, dataDir, 'unprivileged')
     t.equal(refused.exit.code, 4, 'refused')
     t.same(refused.stderr, [
       `portcullis: cannot use the embedded store's data directory ${dataDir} (database.data_dir, PORTCULLIS_DATA_DIR): permission denied`,
