@@ -1,8 +1,9 @@
 /**
  * Remembers values that are costly to compute and asked for again and again (parsed scopes,
- * metric label children, trusted-proxy answers, shared scope lists, a principal's header plans). The keys are few in
- * practice; when they are not (a flood of distinct scopes in tokens, of client addresses), the
- * table starts over at `max` entries instead of growing without bound.
+ * metric label children, trusted-proxy answers, shared scope lists, a principal's header plans).
+ * The keys are few in practice; when they are not (a flood of distinct scopes in tokens, of client
+ * addresses, of principals), the table starts over at `max` entries instead of growing without
+ * bound.
  */
 export class BoundedMemo<V, K = string> {
   readonly #entries = new Map<K, V>()

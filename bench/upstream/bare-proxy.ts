@@ -4,8 +4,9 @@
  * logging or metrics). Portcullis uses the same two pieces, so its cost per request is this plus
  * its own work. Run: node --import tsx bench/upstream/bare-proxy.ts <port> <upstream-url>
  */
-import { createServer, type ServerResponse } from 'node:http'
-import { Pool, type Dispatcher } from 'undici'
+import { createServer } from 'node:http'
+import { Pool } from 'undici'
+import { Relay } from './relay.js'
 
 const port = Number(process.argv[2])
 const upstreamUrl = process.argv[3]
@@ -15,30 +16,6 @@ if (!Number.isInteger(port) || port <= 0 || upstreamUrl === undefined) {
 }
 
 const pool = new Pool(upstreamUrl, { connections: 128, pipelining: 1 })
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding'])
-
-class Relay implements Dispatcher.DispatchHandler {
-  constructor(private readonly res: ServerResponse) {}
-  onConnect(): void {}
-  onHeaders(status: number, raw: Buffer[]): boolean {
-    const headers: Record<string, string> = {}
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = (raw[i] as Buffer).toString('latin1').toLowerCase()
-      if (!HOP_BY_HOP.has(name)) headers[name] = (raw[i + 1] as Buffer).toString('latin1')
-    }
-    this.res.writeHead(status, headers)
-    return true
-  }
-  onData(chunk: Buffer): boolean {
-    return this.res.write(chunk)
-  }
-  onComplete(): void {
-    this.res.end()
-  }
-  onError(): void {
-    this.res.destroy()
-  }
-}
 
 const server = createServer({ keepAliveTimeout: 120_000 }, (req, res) => {
   req.resume()

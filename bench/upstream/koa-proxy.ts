@@ -5,9 +5,10 @@
  * Portcullis answers a request without a credential. Run:
  * node --import tsx bench/upstream/koa-proxy.ts <port> <upstream-url>
  */
-import { createServer, type ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
 import Koa from 'koa'
-import { Pool, type Dispatcher } from 'undici'
+import { Pool } from 'undici'
+import { Relay } from './relay.js'
 
 const port = Number(process.argv[2])
 const upstreamUrl = process.argv[3]
@@ -17,36 +18,7 @@ if (!Number.isInteger(port) || port <= 0 || upstreamUrl === undefined) {
 }
 
 const pool = new Pool(upstreamUrl, { connections: 128, pipelining: 1 })
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding'])
 const LOCAL_401_PATH = '/local-401'
-
-class Relay implements Dispatcher.DispatchHandler {
-  constructor(
-    private readonly res: ServerResponse,
-    private readonly done: () => void,
-  ) {}
-  onConnect(): void {}
-  onHeaders(status: number, raw: Buffer[]): boolean {
-    const headers: Record<string, string> = {}
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = (raw[i] as Buffer).toString('latin1').toLowerCase()
-      if (!HOP_BY_HOP.has(name)) headers[name] = (raw[i + 1] as Buffer).toString('latin1')
-    }
-    this.res.writeHead(status, headers)
-    return true
-  }
-  onData(chunk: Buffer): boolean {
-    return this.res.write(chunk)
-  }
-  onComplete(): void {
-    this.res.end()
-    this.done()
-  }
-  onError(): void {
-    this.res.destroy()
-    this.done()
-  }
-}
 
 class Refusal extends Error {}
 

@@ -1,50 +1,45 @@
+import { LRUCache } from 'lru-cache'
+
 /** Why the store refused a token for good. */
 export interface Refusal {
   readonly reason: 'unknown' | 'revoked'
   readonly accountId: string | undefined
 }
 
-interface Entry extends Refusal {
-  /** Monotonic milliseconds after which the store is asked again. */
-  readonly until: number
-}
-
 /**
  * Hashes of tokens the store did not know or knew as revoked, so that a client retrying a wrong
  * or revoked token (or flooding the gateway with one) costs a map lookup instead of a store query
- * per request: a token is looked up before the throttle answers (PAT-4, a valid token is never
- * throttled), so throttling alone never spared the store. Such a token does not become valid (tokens are minted from 32 random bytes and
- * a revocation is final); the entries are still bounded in time and in number, the oldest
- * forgotten first. Refusals served from here count against the client's throttle as before.
+ * per request: a token is looked up before the throttle answers (PAT-4), so throttling alone never
+ * spared the store. Such a token does not become valid (tokens are minted from 32 random bytes
+ * and a revocation is final); the entries are still bounded in time (fresh while their age is at
+ * most the TTL, by the monotonic clock) and in number (least recently used first). Refusals
+ * served from here count against the client's throttle as before.
  */
 export class RefusedTokens {
-  readonly #entries = new Map<string, Entry>()
-  readonly #ttlMs: number
-  readonly #maxEntries: number
+  readonly #entries: LRUCache<string, Refusal> | undefined
 
-  constructor(options: { ttlSeconds: number; maxEntries: number }) {
-    this.#ttlMs = options.ttlSeconds * 1000
-    this.#maxEntries = options.maxEntries
+  constructor(options: { ttlSeconds: number; maxEntries: number; monotonic: () => number }) {
+    this.#entries =
+      options.ttlSeconds > 0 && options.maxEntries > 0
+        ? new LRUCache({
+            max: options.maxEntries,
+            ttl: options.ttlSeconds * 1000,
+            // The verifier's clock, read on every check (no cached "now").
+            perf: { now: options.monotonic },
+            ttlResolution: 0,
+          })
+        : undefined
   }
 
-  get(tokenHash: string, now: number): Refusal | undefined {
-    const entry = this.#entries.get(tokenHash)
-    if (entry === undefined) return undefined
-    if (entry.until >= now) return entry
-    this.#entries.delete(tokenHash)
-    return undefined
+  get(tokenHash: string): Refusal | undefined {
+    return this.#entries?.get(tokenHash)
   }
 
-  remember(tokenHash: string, refusal: Refusal, now: number): void {
-    if (this.#ttlMs <= 0 || this.#maxEntries <= 0) return
-    if (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next()
-      if (oldest.done !== true) this.#entries.delete(oldest.value)
-    }
-    this.#entries.set(tokenHash, { ...refusal, until: now + this.#ttlMs })
+  remember(tokenHash: string, refusal: Refusal): void {
+    this.#entries?.set(tokenHash, refusal)
   }
 
   get size(): number {
-    return this.#entries.size
+    return this.#entries?.size ?? 0
   }
 }

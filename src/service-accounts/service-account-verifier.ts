@@ -86,6 +86,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     this.#refused = new RefusedTokens({
       ttlSeconds: Math.min(config.cache_ttl_seconds, MAX_REFUSAL_TTL_SECONDS),
       maxEntries: Math.min(config.cache_max_entries, MAX_REFUSED_TOKENS),
+      monotonic: () => this.#clock.monotonic(),
     })
     this.#throttle = new FailedLookupThrottle({
       maxFailures: config.max_failed_lookups,
@@ -130,7 +131,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     if (cached !== undefined) return this.#fromCache(tokenHash, cached, client)
     // A malformed token costs no lookup but counts like an unknown one.
     if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed')
-    const refused = this.#refused.get(tokenHash, this.#clock.monotonic())
+    const refused = this.#refused.get(tokenHash)
     if (refused !== undefined) this.#fail(client, refused.reason, refused.accountId)
     const now = this.#clock.monotonic()
     if (!this.#throttle.mayLookUp(client, now)) this.#refuseThrottled(client, now)
@@ -158,13 +159,13 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
       this.#unavailable(error)
     }
     if (record === null) {
-      this.#refused.remember(tokenHash, UNKNOWN, this.#clock.monotonic())
+      this.#refused.remember(tokenHash, UNKNOWN)
       this.#fail(client, 'unknown')
     }
     if (record.revokedAt !== null) {
       this.#cache.evict(tokenHash, 'revoked')
       const refusal = { reason: 'revoked', accountId: record.id } as const
-      this.#refused.remember(tokenHash, refusal, this.#clock.monotonic())
+      this.#refused.remember(tokenHash, refusal)
       this.#fail(client, 'revoked', record.id)
     }
     if (isExpired(record.expiresAt, this.#clock.now())) {

@@ -5,25 +5,34 @@ import { failure, verifierFixture } from './verifier-fixture.js'
 
 const UNKNOWN = { reason: 'unknown', accountId: undefined } as const
 
+function refusedTokens(ttlSeconds: number, maxEntries: number) {
+  const clock = { now: 0 }
+  const refused = new RefusedTokens({ ttlSeconds, maxEntries, monotonic: () => clock.now })
+  return { refused, clock }
+}
+
 void t.test('a refusal is remembered for the TTL, then forgotten', async (t) => {
-  const refused = new RefusedTokens({ ttlSeconds: 10, maxEntries: 10 })
-  refused.remember('h1', UNKNOWN, 1_000)
-  t.match(refused.get('h1', 11_000), UNKNOWN, 'age == TTL is still remembered')
-  t.equal(refused.get('h1', 11_001), undefined)
-  t.equal(refused.size, 0, 'an expired entry is dropped when seen')
+  const { refused, clock } = refusedTokens(10, 10)
+  clock.now = 1_000
+  refused.remember('h1', UNKNOWN)
+  clock.now = 11_000
+  t.same(refused.get('h1'), UNKNOWN, 'age == TTL is still remembered')
+  clock.now = 11_001
+  t.equal(refused.get('h1'), undefined)
 })
 
-void t.test('bounded: the oldest refusal goes first; TTL 0 remembers nothing', async (t) => {
-  const refused = new RefusedTokens({ ttlSeconds: 10, maxEntries: 2 })
-  refused.remember('a', UNKNOWN, 0)
-  refused.remember('b', UNKNOWN, 0)
-  refused.remember('c', UNKNOWN, 0)
+void t.test('bounded: the least recently used refusal goes first; TTL 0 keeps none', async (t) => {
+  const { refused } = refusedTokens(10, 2)
+  refused.remember('a', UNKNOWN)
+  refused.remember('b', UNKNOWN)
+  refused.remember('c', UNKNOWN)
   t.equal(refused.size, 2)
-  t.equal(refused.get('a', 0), undefined)
-  t.ok(refused.get('c', 0))
-  const off = new RefusedTokens({ ttlSeconds: 0, maxEntries: 10 })
-  off.remember('a', UNKNOWN, 0)
+  t.equal(refused.get('a'), undefined)
+  t.ok(refused.get('c'))
+  const off = refusedTokens(0, 10).refused
+  off.remember('a', UNKNOWN)
   t.equal(off.size, 0)
+  t.equal(off.get('a'), undefined)
 })
 
 void t.test('a repeated unknown token asks the store once and still counts', async (t) => {
