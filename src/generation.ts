@@ -27,11 +27,12 @@ import type { InboundSettings } from './inbound/read-inbound.js'
 import type { Logger } from './logger.js'
 import type { Metrics } from './metrics.js'
 import { Authorizer } from './policy/authorizer.js'
+import { agentosCatalogue, type AgentOsLine } from './policy/catalogue/index.js'
+import { RouteCatalogue } from './policy/catalogue/route-catalogue.js'
 import { Grants } from './policy/grants.js'
-import { RouteTable } from './policy/route-table.js'
 import { ServiceAccountsApi } from './service-accounts/api/service-accounts-api.js'
 import type { ServiceAccounts } from './service-accounts/start-service-accounts.js'
-import { createSurfaces, interfaceMappings, publicInterfaceRoutes } from './surfaces/index.js'
+import { createSurfaces, interfaceRoutes, publicInterfaceRoutes } from './surfaces/index.js'
 import type { UpstreamClient } from './upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from './upstream/upstream-headers.js'
 import { UpstreamWebSockets } from './upstream/upstream-websocket.js'
@@ -78,6 +79,7 @@ export async function createGeneration(
   config: Config,
   shared: SharedParts,
   previous?: Generation,
+  line: AgentOsLine = '2.9',
 ): Promise<Generation> {
   const { logger, metrics, upstream, serviceAccounts } = shared
   const mode = summarizeAuthMode(config.auth)
@@ -91,7 +93,12 @@ export async function createGeneration(
     )
     if (jwt !== undefined && !reused) cleanups.push(() => jwt.close())
     const grants = new Grants(config.auth.admin_scope)
-    const pipeline = authPipeline(config, mode, shared, jwt, grants)
+    const catalogue = new RouteCatalogue({
+      catalogue: agentosCatalogue(line),
+      scopeMappings: config.auth.scope_mappings,
+      interfaces: interfaceRoutes(config.interfaces),
+    })
+    const pipeline = authPipeline(config, mode, shared, jwt, grants, catalogue)
     const enforcer = await IdentityEnforcer.create(config, mode)
     const inbound: InboundSettings = {
       trustedProxies: new TrustedProxies(config.server.trusted_proxies),
@@ -118,6 +125,7 @@ export async function createGeneration(
       config,
       mode,
       pipeline,
+      catalogue,
       grants,
       enforcer,
       upstream,
@@ -142,6 +150,7 @@ export async function createGeneration(
       metrics,
       inFlight: shared.inFlight,
       inbound,
+      match: (method, path) => catalogue.match(method, path),
       allowedOrigins: config.cors.allowed_origins,
       accessLog: config.logging.access_log ? shared.accessLog : undefined,
       stages: [
@@ -196,6 +205,7 @@ function authPipeline(
   shared: SharedParts,
   jwt: JwtVerifier | undefined,
   grants: Grants,
+  catalogue: RouteCatalogue,
 ): AuthPipeline {
   const auth = config.auth
   return new AuthPipeline({
@@ -205,16 +215,17 @@ function authPipeline(
       ...(auth.excluded_route_paths ?? DEFAULT_EXCLUDED_ROUTES),
       ...publicInterfaceRoutes(config.interfaces),
     ]),
+    catalogue,
     authorizer: new Authorizer({
-      table: RouteTable.fromConfig({
-        scopeMappings: auth.scope_mappings,
-        interfaceMappings: interfaceMappings(config.interfaces),
-      }),
       grants,
       denyUnmapped: auth.deny_unmapped_routes,
+      userIsolation: auth.user_isolation,
     }),
     serviceAccounts: shared.serviceAccounts?.verifier,
-    scheduler: auth.internal_service_token !== null ? new SchedulerTokenVerifier(auth) : undefined,
+    scheduler:
+      auth.internal_service_token !== null
+        ? new SchedulerTokenVerifier(auth, catalogue.catalogue.schedulerScopes)
+        : undefined,
     jwt,
     securityKey:
       !mode.jwtConfigured && auth.security_key !== null ? new SecurityKeyVerifier(auth) : undefined,

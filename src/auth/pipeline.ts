@@ -4,6 +4,7 @@ import { GatewayError, toGatewayError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
 import type { Authorization, Authorizer } from '../policy/authorizer.js'
+import type { MatchedRoute, RouteCatalogue } from '../policy/catalogue/route-catalogue.js'
 import { isServiceToken, type Credential } from './credential.js'
 import type { ExcludedRoutes } from './excluded-routes.js'
 import {
@@ -22,12 +23,26 @@ export interface AuthDecision {
   readonly authorization: Authorization | undefined
   /** An excluded route or a CORS preflight: no credential was looked at. */
   readonly public: boolean
+  /** What the route catalogue knows of the request, matched once for every later stage. */
+  readonly route: MatchedRoute
+}
+
+export interface DecideOptions {
+  /**
+   * Overrides extraction (a WebSocket subprotocol or first frame); undefined means "read it from
+   * the request", null "there is none".
+   */
+  readonly credential?: Credential | null
+  /** The request's match, when the transport already made it. */
+  readonly route?: MatchedRoute
 }
 
 export interface AuthPipelineDeps {
   readonly mode: AuthModeSummary
   readonly credentials: CredentialSettings
   readonly excluded: ExcludedRoutes
+  /** The AgentOS line's routes under this config. */
+  readonly catalogue: RouteCatalogue
   readonly authorizer: Authorizer
   /** Undefined when service accounts are switched off. */
   readonly serviceAccounts: Verifier | undefined
@@ -105,23 +120,26 @@ export class AuthPipeline {
     )
   }
 
-  /**
-   * Authenticates and authorizes. `credential` overrides extraction (a WebSocket subprotocol or
-   * first frame); undefined means "read it from the request".
-   */
-  async decide(request: InboundRequest, credential?: Credential | null): Promise<AuthDecision> {
+  /** The catalogue's match for a request: once per request, read by every later stage. */
+  match(request: Pick<InboundRequest, 'method' | 'path'>): MatchedRoute {
+    return this.#deps.catalogue.match(request.method, request.path)
+  }
+
+  /** Authenticates and authorizes. */
+  async decide(request: InboundRequest, options: DecideOptions = {}): Promise<AuthDecision> {
+    const route = options.route ?? this.match(request)
     if (this.isPublic(request))
-      return { principal: ANONYMOUS, authorization: undefined, public: true }
+      return { principal: ANONYMOUS, authorization: undefined, public: true, route }
     const metrics = this.#deps.metrics
     const startedAt = performance.now()
     const trace: Trace = { source: 'none', verifier: 'none' }
     let principal: Principal | undefined
     try {
-      principal = await this.#authenticate(request, credential, trace)
-      const authorization = this.#deps.authorizer.authorize(principal, request.method, request.path)
+      principal = await this.#authenticate(request, options.credential, trace)
+      const authorization = this.#deps.authorizer.authorize(principal, route)
       metrics?.countAuthOutcome(principal.kind, 'allowed', 'ok')
       this.#debug(request, trace, principal, 'allowed', 'ok', authorization)
-      return { principal, authorization, public: false }
+      return { principal, authorization, public: false, route }
     } catch (error) {
       const reason = toGatewayError(error).reason ?? 'internal'
       metrics?.countAuthOutcome(principal?.kind ?? credentialOf(reason), 'denied', reason)

@@ -7,19 +7,6 @@ import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
 
 export const SCHEDULER_USER_ID = '__scheduler__'
 
-/** Exactly AgentOS's list (AUTH-7). */
-export const SCHEDULER_SCOPES: readonly string[] = Object.freeze([
-  'agents:read',
-  'agents:run',
-  'teams:read',
-  'teams:run',
-  'workflows:read',
-  'workflows:run',
-  'schedules:read',
-  'schedules:write',
-  'schedules:delete',
-])
-
 type SchedulerSettings = Pick<
   Config['auth'],
   | 'internal_service_token'
@@ -43,14 +30,15 @@ export class SchedulerTokenVerifier implements Verifier {
   readonly #token: string | null
   readonly #principal: Principal
 
-  constructor(auth: SchedulerSettings) {
+  /** `scopes`: the line's fixed list (AUTH-7). */
+  constructor(auth: SchedulerSettings, scopes: readonly string[]) {
     this.#token = auth.internal_service_token === '' ? null : auth.internal_service_token
     this.#principal = Object.freeze({
       kind: 'scheduler',
       authenticated: true,
       userId: SCHEDULER_USER_ID,
       sessionId: null,
-      scopes: SCHEDULER_SCOPES,
+      scopes: Object.freeze([...scopes]),
       authorizationEnabled: summarizeAuthMode(auth).authorizationEnabled,
       expiresAt: null,
     })

@@ -6,7 +6,7 @@ import type { InboundSettings } from '../inbound/read-inbound.js'
 import type { InFlight } from './in-flight.js'
 import { handleErrors } from './middleware/handle-errors.js'
 import { observe } from './middleware/observe.js'
-import { requestContext } from './middleware/request-context.js'
+import { requestContext, type MatchRoute } from './middleware/request-context.js'
 import type { GatewayState } from './state.js'
 
 export interface AppDeps {
@@ -14,6 +14,8 @@ export interface AppDeps {
   readonly metrics: Metrics
   readonly inFlight: InFlight
   readonly inbound: InboundSettings
+  /** The route catalogue's match, once per request. */
+  readonly match: MatchRoute
   readonly allowedOrigins: readonly string[]
   readonly accessLog: AccessLog | undefined
   /** The decision stages (authenticate and authorize, local routes, the forward plan), in order. */
@@ -29,7 +31,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
   app.use(observe(deps))
   app.use(handleErrors({ logger: deps.logger, allowedOrigins: deps.allowedOrigins }))
-  app.use(requestContext(deps.inbound))
+  app.use(requestContext(deps.inbound, deps.match))
   for (const stage of deps.stages) app.use(stage)
   app.use(deps.forward)
   return app

@@ -1,11 +1,15 @@
 import type { Readable } from 'node:stream'
 import type { Principal } from '../principal.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
+import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
+import type { SurfaceName } from '../policy/catalogue/route-facts.js'
 import type { ForwardPlan } from '../upstream/forward-plan.js'
 
 /** What a forward stage sees of a request: decided on, authenticated, authorized. */
 export interface StageRequest {
   readonly inbound: InboundRequest
+  /** The route catalogue's match (its route names the surface, its facts what to check). */
+  readonly route: MatchedRoute
   readonly principal: Principal
   /** The client's body; a stage reads it only when no earlier stage planned a body. */
   readonly body: Readable
@@ -27,9 +31,21 @@ export interface LocalAnswer {
  * answers the request itself.
  */
 export interface ForwardStage {
+  plan(request: StageRequest, plan: ForwardPlan): Promise<ForwardPlan | LocalAnswer>
+}
+
+/** A stage that takes requests by a shape of its own rather than by catalogue route. */
+export interface ShapeStage extends ForwardStage {
   /** A cheap test on the method and canonical path: `plan` runs only for requests it claims. */
   claims(method: string, path: string): boolean
-  plan(request: StageRequest, plan: ForwardPlan): Promise<ForwardPlan | LocalAnswer>
+}
+
+/** The stages after identity enforcement, in the order they run. */
+export interface ForwardStages {
+  /** First, the stage of the surface the matched catalogue route names. */
+  readonly bySurface: ReadonlyMap<SurfaceName, ForwardStage>
+  /** Then every stage that claims the request's shape (discovery documents). */
+  readonly byShape: readonly ShapeStage[]
 }
 
 export function isLocalAnswer(outcome: ForwardPlan | LocalAnswer): outcome is LocalAnswer {

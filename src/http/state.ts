@@ -1,6 +1,7 @@
 import type { ParameterizedContext } from 'koa'
 import type { Principal } from '../principal.js'
 import type { Authorization } from '../policy/authorizer.js'
+import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import type { InboundRequest, RequestClient } from '../inbound/inbound-request.js'
 import type { ForwardPlan } from '../upstream/forward-plan.js'
 
@@ -10,6 +11,8 @@ export interface GatewayState {
   client: RequestClient
   /** The request as the decision core sees it (read once, by the inbound adapter). */
   inbound: InboundRequest
+  /** What the route catalogue knows of the request (matched once). */
+  match: MatchedRoute
   /** Bounded metrics label (route family or template). */
   route: string
   startedAt: number

@@ -66,11 +66,12 @@ export function createUpgradeGate(deps: {
     const fromSubprotocol = subprotocolCredential(offeredProtocols(inbound))
     const credential =
       extractCredential(inbound, deps.credentials) ?? fromSubprotocol.credential ?? null
-    const decision = await deps.pipeline.decide(inbound, credential)
+    const decision = await deps.pipeline.decide(inbound, { credential })
     const plan = await deps.enforcer.plan({
       principal: decision.principal,
       method: 'GET',
       path: inbound.path,
+      route: decision.route,
       query: inbound.query,
       headers: inbound.headers,
       body: req,

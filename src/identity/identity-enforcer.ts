@@ -11,7 +11,7 @@ import { CredentialHandling, type CredentialAdjustments } from './credential-han
 import type { ObservedFields } from './field-pin.js'
 import { identityHeaders, refuseReservedUserIdHeader } from './identity-headers.js'
 import type { IdentityConfig, PlanInput } from './identity-plan.js'
-import { classifyRoute, learningsDenial } from './identity-routes.js'
+import { learningsDenial } from './identity-routes.js'
 import { filterListing, reportAuthMode } from './response-rewrites.js'
 import { bodyPinsFor, queryPinsFor, SESSION_ID, USER_ID } from './route-pins.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
@@ -92,7 +92,10 @@ export class IdentityEnforcer {
     const { principal, method, path } = input
     const uid = principal.userId
     const scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
-    const route = classifyRoute(method, path)
+    const identity = input.route.route?.identity
+    // A HEAD answer has no body to filter or rewrite.
+    const route =
+      method === 'HEAD' && (identity === 'listing' || identity === 'info') ? undefined : identity
     const isPublic = input.public === true
     if (uid === null && !isPublic) refuseReservedUserIdHeader(input.headers)
     const rewriteResponse =

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { Principal } from '../principal.js'
 import type { Config } from '../config/schema.js'
+import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
 
 /** The config keys identity enforcement reads; the whole `Config` fits. */
 export interface IdentityConfig {
@@ -20,6 +21,8 @@ export interface PlanInput {
   readonly method: string
   /** The canonical path: decoded once, trailing slashes stripped. */
   readonly path: string
+  /** The route catalogue's match for the request. */
+  readonly route: MatchedRoute
   /** The raw query string without `?`. */
   readonly query: string
   readonly headers: IncomingHttpHeaders

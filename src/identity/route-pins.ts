@@ -1,7 +1,7 @@
 import type { Principal } from '../principal.js'
 import type { BodyPins } from './body-pinning.js'
 import type { FieldPin } from './field-pin.js'
-import type { IdentityRoute } from './identity-routes.js'
+import type { IdentityClass } from '../policy/catalogue/route-facts.js'
 
 export const SESSION_ID = 'session_id'
 export const USER_ID = 'user_id'
@@ -18,7 +18,7 @@ function pin(name: string, value: string, always: boolean): FieldPin {
  * may name its interface alias instead, to read what it ran over A2A or AG-UI (A2A-3).
  */
 export function queryPinsFor(
-  route: IdentityRoute,
+  route: IdentityClass | undefined,
   uid: string | null,
   scoped: string | null,
   alias: string | null = null,
@@ -38,7 +38,7 @@ export function queryPinsFor(
  * scoped caller's `user_id` is replaced where present. Undefined: the body is not read at all.
  */
 export function bodyPinsFor(
-  route: IdentityRoute,
+  route: IdentityClass | undefined,
   principal: Principal,
   scoped: string | null,
   inspect: boolean,

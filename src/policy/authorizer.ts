@@ -1,16 +1,17 @@
-import type { Principal } from '../principal.js'
+import { isAdmin, type Principal } from '../principal.js'
 import { GatewayError } from '../errors.js'
+import { SINGULAR, type HandlerCheck } from './catalogue/route-facts.js'
+import type { MatchedRoute, ResourceContext, RouteGate } from './catalogue/route-catalogue.js'
 import type { AccessibleIds, Grants } from './grants.js'
-import { resourceContext, type ResourceContext } from './resource-context.js'
-import { routeGate, routeGateDenial } from './route-gates.js'
-import type { RouteMatch, RouteTable } from './route-table.js'
+import type { RouteMatch } from './route-table.js'
 
 export interface AuthorizerOptions {
-  readonly table: RouteTable
   /** What scopes grant, under the configured admin scope. */
   readonly grants: Grants
-  /** Portcullis-only: refuse routes that neither a rule nor a route gate covers. */
+  /** Portcullis-only: refuse routes that neither a rule nor the catalogue covers. */
   readonly denyUnmapped: boolean
+  /** `auth.user_isolation`: the identity-required check of 3.0's handlers (V3-ISO-1). */
+  readonly userIsolation: boolean
 }
 
 export interface Authorization {
@@ -26,10 +27,12 @@ export interface Authorization {
 type Enforcement = 'none' | 'lenient' | 'strict'
 
 const NO_SCOPES: readonly string[] = Object.freeze([])
+const NO_CHECKS: readonly HandlerCheck[] = Object.freeze([])
 // Without a cached set, AgentOS's listing routes count both actions (RBAC-2).
 const LISTING_ACTIONS: ReadonlySet<string> = new Set(['read', 'run'])
 // No AgentOS text exists for this Portcullis-only switch; it names no scope because none applies.
 export const UNMAPPED_ROUTE_DENIAL = 'Insufficient permissions. No scope mapping covers this route'
+export const MISSING_USER_IDENTITY = 'Authenticated request is missing a user identity'
 
 /** AUTH-8: who has route scopes and route gates enforced. */
 function enforcementFor(principal: Principal): Enforcement {
@@ -63,41 +66,43 @@ function familyAndAction(scope: string): { family: string; action: string } | un
 
 /** Route scopes (ROUTE-2, SCOPE-3, SCOPE-4, RBAC-1, RBAC-2), route gates (RBAC-3) and the admin scope (RBAC-1). */
 export class Authorizer {
-  readonly #table: RouteTable
   readonly #grants: Grants
   readonly #denyUnmapped: boolean
+  readonly #userIsolation: boolean
 
   constructor(options: AuthorizerOptions) {
-    this.#table = options.table
     this.#grants = options.grants
     this.#denyUnmapped = options.denyUnmapped
+    this.#userIsolation = options.userIsolation
   }
 
   /**
-   * Returns the decision, or throws ACCESS_DENIED with AgentOS's text. HEAD is decided as the GET
-   * it mirrors (an HTTP server answers HEAD with GET's headers), unless a rule names HEAD itself.
+   * Returns the decision, or throws ACCESS_DENIED with AgentOS's text. The matched route says
+   * how the request is decided: HEAD as the GET it mirrors (an HTTP server answers HEAD with GET's
+   * headers), unless a rule names HEAD itself.
    */
-  authorize(principal: Principal, requestMethod: string, path: string): Authorization {
-    let route = this.#table.match(requestMethod, path)
-    let method = requestMethod
-    if (route === undefined && requestMethod === 'HEAD') {
-      method = 'GET'
-      route = this.#table.match(method, path)
-    }
+  authorize(principal: Principal, matched: MatchedRoute): Authorization {
+    const route = matched.rule
     const requiredScopes = route?.scopes ?? NO_SCOPES
     const enforcement = enforcementFor(principal)
-    if (enforcement === 'none') return { route, accessibleIds: undefined, requiredScopes }
+    if (enforcement === 'none') {
+      this.#checkIdentity(principal, matched)
+      return { route, accessibleIds: undefined, requiredScopes }
+    }
 
     const scopes = principal.scopes ?? NO_SCOPES
-    const gate = routeGate(method, path)
-    // Resume and fork are unmapped in AgentOS but gated; the switch must not lock them away.
-    if (route === undefined && gate === undefined && this.#denyUnmapped) {
+    const gate = matched.gate
+    // Routes whose handlers check callers (resume and fork have no rule but a gate; 3.0's queue
+    // is admin-only) stay reachable.
+    const checked = (matched.route?.checks.length ?? 0) > 0
+    if (route === undefined && !checked && this.#denyUnmapped) {
       throw new GatewayError('ACCESS_DENIED', UNMAPPED_ROUTE_DENIAL, { reason: 'rbac.unmapped' })
     }
-    const context = resourceContext(path)
+    const context = matched.context
+    const method = matched.method
     let listed = this.#checkScopes(scopes, method, requiredScopes, context, enforcement)
     // Only the REST listing routes filter, and they refuse an empty set; `/a2a/agents` is no route.
-    if (context !== undefined && method === 'GET' && path === `/${context.family}`) {
+    if (context !== undefined && matched.route?.identity === 'listing') {
       listed ??= this.#grants.accessibleIds(scopes, context.family, LISTING_ACTIONS)
       if (listed !== 'all' && listed.size === 0) {
         throw insufficientScopes(requiredScopes, 'rbac.listing')
@@ -109,7 +114,43 @@ export class Authorizer {
     ) {
       throw new GatewayError('ACCESS_DENIED', routeGateDenial(gate), { reason: 'rbac.route_gate' })
     }
+    // Handlers run after the middleware's scope check and the route's dependencies.
+    this.#checkIdentity(principal, matched)
     return { route, accessibleIds: listed, requiredScopes }
+  }
+
+  /**
+   * The handler checks that need nothing but the caller: they hold whatever `authorization` says,
+   * as AgentOS's handlers read the request state its middleware filled.
+   */
+  #checkIdentity(principal: Principal, matched: MatchedRoute): void {
+    for (const check of matched.route?.checks ?? NO_CHECKS) {
+      if (check.kind === 'admin-when-identified') {
+        // V3-QUEUE-2: any identity (scopes or a user id) needs the admin scope; none passes.
+        const identified = principal.scopes !== null || principal.userId !== null
+        if (identified && !isAdmin(principal, this.#grants.adminScope)) {
+          throw new GatewayError('ACCESS_DENIED', check.detail, { reason: 'rbac.admin_required' })
+        }
+      } else if (check.kind === 'identity-required' && this.#missesIdentity(principal)) {
+        throw new GatewayError('ACCESS_DENIED', MISSING_USER_IDENTITY, {
+          reason: 'identity.missing_user',
+        })
+      }
+    }
+  }
+
+  /**
+   * V3-ISO-1: under isolation an authenticated caller that is neither an admin nor an unscoped
+   * root (the security key) must have a user id; 2.9 let it through unscoped.
+   */
+  #missesIdentity(principal: Principal): boolean {
+    return (
+      this.#userIsolation &&
+      principal.authenticated &&
+      principal.scopes !== null &&
+      principal.userId === null &&
+      !isAdmin(principal, this.#grants.adminScope)
+    )
   }
 
   /**
@@ -135,4 +176,9 @@ export class Authorizer {
     const actions = first.action === '' ? LISTING_ACTIONS : new Set([first.action])
     return this.#grants.accessibleIds(scopes, context.family, actions)
   }
+}
+
+/** AgentOS's text: `Access denied to run this agent`. */
+export function routeGateDenial(gate: RouteGate): string {
+  return `Access denied to ${gate.action} this ${SINGULAR[gate.family]}`
 }

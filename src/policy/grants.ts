@@ -1,5 +1,5 @@
 import { BoundedMemo } from '../bounded-memo.js'
-import type { ResourceContext } from './resource-context.js'
+import type { ResourceContext } from './catalogue/route-facts.js'
 import { scopeCovers } from './scope-match.js'
 import { parseScope, type ParsedScope } from './scope.js'
 

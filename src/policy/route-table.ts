@@ -1,5 +1,6 @@
-import { agentosPatternToTemplate, DEFAULT_SCOPE_MAPPINGS } from './default-scope-mappings.js'
+import { agentosPatternToTemplate, type DefaultScopeMapping } from './catalogue/scope-patterns.js'
 import { parseMappingKey, parseTemplate, ruleKey, type TemplateSegment } from './route-template.js'
+import { pathSegments, TemplateTrie } from './template-trie.js'
 
 export { mappingKeyProblem, parseMappingKey, type MappingKey } from './route-template.js'
 
@@ -24,64 +25,17 @@ export interface RouteMatch {
 }
 
 export interface RouteTableConfig {
+  /** The AgentOS line's default table (its catalogue's `scopeMappings`). */
+  readonly defaults: readonly DefaultScopeMapping[]
   /** The user's `scope_mappings`: `"<METHOD> <path>"` → scopes; null when not configured. */
   readonly scopeMappings: Readonly<Record<string, readonly string[]>> | null
   /** Mappings contributed by protocol interfaces (A2A, AG-UI). */
   readonly interfaceMappings?: readonly RouteEntry[]
 }
 
-interface TrieNode {
-  readonly literals: Map<string, TrieNode>
-  param: TrieNode | undefined
-  /** The rule whose template ends here with `{**}`: it takes every remaining segment. */
-  tail: RouteMatch | undefined
-  /** The rule whose template ends exactly here. */
-  end: RouteMatch | undefined
-}
-
-function newNode(): TrieNode {
-  return { literals: new Map(), param: undefined, tail: undefined, end: undefined }
-}
-
-function insert(root: TrieNode, segments: readonly TemplateSegment[], match: RouteMatch): void {
-  let node = root
-  for (const segment of segments) {
-    switch (segment.kind) {
-      case 'literal': {
-        let next = node.literals.get(segment.value)
-        if (next === undefined) node.literals.set(segment.value, (next = newNode()))
-        node = next
-        break
-      }
-      case 'param':
-        node = node.param ??= newNode()
-        break
-      case 'tail':
-        node.tail = match
-        return
-    }
-  }
-  node.end = match
-}
-
-/**
- * Depth-first in the order literal, one-segment parameter, tail: the first complete match is the
- * most specific one, compared segment by segment from the left. A parameter also matches an empty
- * segment, as fnmatch's `*` does (canonical paths have none).
- */
-function find(node: TrieNode, segments: readonly string[], index: number): RouteMatch | undefined {
-  const segment = segments[index]
-  if (segment === undefined) return node.end
-  const literal = node.literals.get(segment)
-  const viaLiteral = literal === undefined ? undefined : find(literal, segments, index + 1)
-  if (viaLiteral !== undefined) return viaLiteral
-  const viaParam = node.param === undefined ? undefined : find(node.param, segments, index + 1)
-  return viaParam ?? node.tail
-}
-
-/** AgentOS's default table as Portcullis rules. */
-export function defaultRouteEntries(): RouteEntry[] {
-  return DEFAULT_SCOPE_MAPPINGS.map(([method, pattern, scopes]) => ({
+/** An AgentOS default table as Portcullis rules. */
+export function defaultRouteEntries(defaults: readonly DefaultScopeMapping[]): RouteEntry[] {
+  return defaults.map(([method, pattern, scopes]) => ({
     method,
     template: agentosPatternToTemplate(pattern),
     scopes,
@@ -91,7 +45,7 @@ export function defaultRouteEntries(): RouteEntry[] {
 
 /** Route → required scopes, compiled once into a trie per method; matching builds no rules. */
 export class RouteTable {
-  readonly #roots = new Map<string, TrieNode>()
+  readonly #tries = new Map<string, TemplateTrie<RouteMatch>>()
   readonly #entries: readonly RouteEntry[]
 
   /** Later entries replace earlier ones with the same rule key, in place. */
@@ -106,9 +60,9 @@ export class RouteTable {
       const scopes = Object.freeze([...entry.scopes])
       kept.push(Object.freeze({ ...entry, scopes }))
       const match = Object.freeze({ template: entry.template, scopes, source: entry.source })
-      let root = this.#roots.get(entry.method)
-      if (root === undefined) this.#roots.set(entry.method, (root = newNode()))
-      insert(root, segments, match)
+      let trie = this.#tries.get(entry.method)
+      if (trie === undefined) this.#tries.set(entry.method, (trie = new TemplateTrie()))
+      trie.insert(segments, match)
     }
     this.#entries = Object.freeze(kept)
   }
@@ -121,7 +75,7 @@ export class RouteTable {
       source: 'custom',
     }))
     return new RouteTable([
-      ...defaultRouteEntries(),
+      ...defaultRouteEntries(config.defaults),
       ...(config.interfaceMappings ?? []),
       ...custom,
     ])
@@ -134,8 +88,14 @@ export class RouteTable {
 
   /** Case-sensitive; `path` is the canonical path (no query string, no trailing `/`). */
   match(method: string, path: string): RouteMatch | undefined {
-    const root = this.#roots.get(method)
-    if (root === undefined || !path.startsWith('/')) return undefined
-    return find(root, path === '/' ? [] : path.slice(1).split('/'), 0)
+    const trie = this.#tries.get(method)
+    if (trie === undefined) return undefined
+    const segments = pathSegments(path)
+    return segments === undefined ? undefined : trie.find(segments)
+  }
+
+  /** As `match`, for a path already split into segments. */
+  matchSegments(method: string, segments: readonly string[]): RouteMatch | undefined {
+    return this.#tries.get(method)?.find(segments)
   }
 }

@@ -3,12 +3,14 @@ import type { AuthPipeline } from '../auth/pipeline.js'
 import type { AuthModeSummary } from '../config/auth-mode.js'
 import type { Config } from '../config/schema.js'
 import type { ConnectionWatch } from '../http/connection-watch.js'
-import type { ForwardStage } from '../http/stage.js'
+import type { ForwardStage, ForwardStages } from '../http/stage.js'
 import type { GatewayState } from '../http/state.js'
 import type { LocalEndpoint } from '../http/upgrade.js'
 import type { AcceptPort } from '../http/websocket-acceptor.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { Logger } from '../logger.js'
+import type { RouteCatalogue } from '../policy/catalogue/route-catalogue.js'
+import type { SurfaceName } from '../policy/catalogue/route-facts.js'
 import type { Grants } from '../policy/grants.js'
 import type { ServiceAccountVerifier } from '../service-accounts/service-account-verifier.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
@@ -21,12 +23,14 @@ import { discoverySurface } from './discovery/index.js'
 import { mcpSurface } from './mcp/index.js'
 import { workflowSurface } from './workflow/index.js'
 
-export { interfaceMappings, publicInterfaceRoutes } from './interface-routes.js'
+export { interfaceRoutes, publicInterfaceRoutes } from './interface-routes.js'
 
 export interface SurfaceDeps {
   readonly config: Config
   readonly mode: AuthModeSummary
   readonly pipeline: AuthPipeline
+  /** The AgentOS line's routes under this config. */
+  readonly catalogue: RouteCatalogue
   /** What scopes grant (one table of parsed scopes per config). */
   readonly grants: Grants
   readonly enforcer: IdentityEnforcer
@@ -45,8 +49,8 @@ export interface SurfaceDeps {
 export interface Surfaces {
   /** Before authentication: the MCP OAuth challenge, when configured. */
   readonly beforeAuthentication: readonly Middleware<GatewayState>[]
-  /** After identity enforcement, in order: MCP, A2A, discovery documents, AG-UI. */
-  readonly stages: readonly ForwardStage[]
+  /** After identity enforcement: the matched route's surface (MCP, A2A, AG-UI), then discovery documents. */
+  readonly stages: ForwardStages
   /** Upgrades terminated by the gateway, by canonical path. */
   readonly localEndpoints: ReadonlyMap<string, LocalEndpoint>
 }
@@ -62,7 +66,14 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
   }
   const scoping = { grants: deps.grants, userIsolation: config.auth.user_isolation }
   const lookup = upstreamLookup(deps.upstream, deps.headerOptions.upstreamHost)
-  const mcp = mcpSurface({ settings: interfaces.mcp, open, bodyLimits, ...scoping, lookup })
+  const mcp = mcpSurface({
+    settings: interfaces.mcp,
+    open,
+    bodyLimits,
+    ...scoping,
+    lookup,
+    defaultScopes: deps.catalogue.defaultScopes,
+  })
   const a2a = a2aSurface({ settings: interfaces.a2a, bodyLimits, ...scoping, lookup })
   const agui = aguiSurface({ settings: interfaces.agui, bodyLimits })
   const workflow = workflowSurface({
@@ -80,9 +91,18 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
   })
   return {
     beforeAuthentication: mcp.challenge === undefined ? [] : [mcp.challenge],
-    stages: [mcp.stage, a2a, discoverySurface(deps.headerOptions), agui].filter(
-      (stage) => stage !== undefined,
-    ),
+    stages: {
+      bySurface: new Map(
+        (
+          [
+            ['mcp', mcp.stage],
+            ['a2a', a2a],
+            ['agui', agui],
+          ] as const
+        ).filter((entry): entry is readonly [SurfaceName, ForwardStage] => entry[1] !== undefined),
+      ),
+      byShape: [discoverySurface(deps.headerOptions)],
+    },
     localEndpoints: new Map(workflow === undefined ? [] : [workflow]),
   }
 }

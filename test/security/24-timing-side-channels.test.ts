@@ -6,6 +6,7 @@
  * digest of the guess, which says nothing about any token. A lint rule makes sure no `===` or
  * `.equals()` compares anything named like a secret, except reviewed, reasoned exceptions.
  */
+import { agentosCatalogue } from '../../src/policy/catalogue/index.js'
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import t from 'tap'
@@ -111,17 +112,20 @@ void t.test(
       t.ok(refusal instanceof GatewayError && refusal.status === 401, guess)
     }
     t.equal((await key.verify({ token: 'root-key-0123', source: 'header' })).kind, 'security_key')
-    const scheduler = new SchedulerTokenVerifier({
-      internal_service_token: 'itok-0123',
-      verification_keys: null,
-      jwks_file: null,
-      jwks_url: null,
-      oidc_issuer: null,
-      validate: true,
-      authorization: null,
-      scope_mappings: null,
-      security_key: null,
-    })
+    const scheduler = new SchedulerTokenVerifier(
+      {
+        internal_service_token: 'itok-0123',
+        verification_keys: null,
+        jwks_file: null,
+        jwks_url: null,
+        oidc_issuer: null,
+        validate: true,
+        authorization: null,
+        scope_mappings: null,
+        security_key: null,
+      },
+      agentosCatalogue('2.9').schedulerScopes,
+    )
     for (const guess of ['itok-012', 'itok-01234', 'itok-0124', '']) {
       t.equal(await scheduler.verify({ token: guess, source: 'header' }), NOT_RESPONSIBLE, guess)
     }

@@ -6,7 +6,7 @@ import type { GatewayContext } from '../state.js'
 export function authenticate(deps: { pipeline: AuthPipeline }) {
   return async function authenticateMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const state = ctx.state
-    const decision = await deps.pipeline.decide(state.inbound)
+    const decision = await deps.pipeline.decide(state.inbound, { route: state.match })
     state.principal = decision.principal
     state.authorization = decision.authorization
     const template = decision.authorization?.route?.template

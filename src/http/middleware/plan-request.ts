@@ -1,14 +1,21 @@
 import type { Next } from 'koa'
 import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
-import { isLocalAnswer, type ForwardStage, type LocalAnswer, type StageRequest } from '../stage.js'
+import {
+  isLocalAnswer,
+  type ForwardStage,
+  type ForwardStages,
+  type LocalAnswer,
+  type StageRequest,
+} from '../stage.js'
 import type { GatewayContext } from '../state.js'
 
 /**
  * Decides what reaches the upstream: identity enforcement makes the first plan (headers, pinned
- * query and body, response rewrites), then every stage that claims the request turns it into the
- * next, in order; the last plan is the one forwarded. A stage may answer the request instead.
+ * query and body, response rewrites), then the stage of the surface the catalogue route names and
+ * every stage that claims the request's shape turn it into the next, in order; the last plan is
+ * the one forwarded. A stage may answer the request instead.
  */
-export function planRequest(deps: { enforcer: IdentityEnforcer; stages: readonly ForwardStage[] }) {
+export function planRequest(deps: { enforcer: IdentityEnforcer; stages: ForwardStages }) {
   const { enforcer, stages } = deps
   return async function planRequestMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const state = ctx.state
@@ -19,6 +26,7 @@ export function planRequest(deps: { enforcer: IdentityEnforcer; stages: readonly
       principal,
       method: inbound.method,
       path: inbound.path,
+      route: state.match,
       query: inbound.query,
       headers: inbound.headers,
       body: ctx.req,
@@ -27,15 +35,21 @@ export function planRequest(deps: { enforcer: IdentityEnforcer; stages: readonly
       public: authorization === undefined,
     })
     let request: StageRequest | undefined
-    for (const stage of stages) {
-      if (!stage.claims(inbound.method, inbound.path)) continue
-      request ??= { inbound, principal, body: ctx.req }
+    const run = async (stage: ForwardStage): Promise<boolean> => {
+      request ??= { inbound, route: state.match, principal, body: ctx.req }
       const outcome = await stage.plan(request, plan)
       if (isLocalAnswer(outcome)) {
         answer(ctx, outcome)
-        return
+        return false
       }
       plan = outcome
+      return true
+    }
+    const surface = state.match.route?.surface
+    const own = surface === undefined ? undefined : stages.bySurface.get(surface)
+    if (own !== undefined && !(await run(own))) return
+    for (const stage of stages.byShape) {
+      if (stage.claims(inbound.method, inbound.path) && !(await run(stage))) return
     }
     state.plan = plan
     await next()

@@ -1,11 +1,17 @@
 import type { Next } from 'koa'
 import { ANONYMOUS } from '../../principal.js'
 import { identifyClient, readInbound, type InboundSettings } from '../../inbound/read-inbound.js'
-import { routeFamily } from '../route-label.js'
+import type { MatchedRoute } from '../../policy/catalogue/route-catalogue.js'
 import type { GatewayContext } from '../state.js'
 
-/** Establishes who is asking and for which canonical path, once, before any decision. */
-export function requestContext(settings: InboundSettings) {
+/** The route catalogue of the config in force: one match per request. */
+export type MatchRoute = (method: string, path: string) => MatchedRoute
+
+/**
+ * Establishes who is asking, for which canonical path and which route of the catalogue, once,
+ * before any decision.
+ */
+export function requestContext(settings: InboundSettings, match: MatchRoute) {
   return async function requestContextMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const state = ctx.state
     state.principal = ANONYMOUS
@@ -14,7 +20,9 @@ export function requestContext(settings: InboundSettings) {
     ctx.set('x-request-id', client.requestId)
     const inbound = readInbound(ctx.req, client, 'http', settings)
     state.inbound = inbound
-    state.route = routeFamily(inbound.path)
+    const route = match(inbound.method, inbound.path)
+    state.match = route
+    state.route = route.familyLabel
     await next()
   }
 }

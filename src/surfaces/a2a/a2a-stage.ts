@@ -5,7 +5,7 @@ import { USER_ID_HEADER } from '../../identity/identity-headers.js'
 import type { ForwardStage, StageRequest } from '../../http/stage.js'
 import { withInjectedValue, type ForwardPlan } from '../../upstream/forward-plan.js'
 import type { Grants } from '../../policy/grants.js'
-import type { Family } from '../common/component-sessions.js'
+import { SINGULAR } from '../../policy/catalogue/route-facts.js'
 import type { ComponentCatalog } from './component-catalog.js'
 import { verifyTaskOwnership } from './task-ownership.js'
 import { pinClientUserId } from '../common/client-user-id.js'
@@ -14,7 +14,6 @@ import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from '../common
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 
 export interface A2aStageDeps {
-  readonly prefix: string
   readonly bodyLimits: JsonBodyLimits
   /** What scopes grant, under the configured admin scope. */
   readonly grants: Grants
@@ -23,61 +22,21 @@ export interface A2aStageDeps {
   readonly lookup: UpstreamLookup
 }
 
-type A2aRoute =
-  | {
-      readonly kind: 'component'
-      readonly family: Family
-      readonly id: string
-      readonly operation: string
-    }
-  | { readonly kind: 'dispatch' }
-
-const SINGULAR: Readonly<Record<Family, string>> = {
-  agents: 'agent',
-  teams: 'team',
-  workflows: 'workflow',
-}
-
-function isFamily(value: string | undefined): value is Family {
-  return value === 'agents' || value === 'teams' || value === 'workflows'
-}
-
-/** `{prefix}/{family}/{id}/v1/{operation}` or the deprecated `{prefix}/message/{send|stream}`. */
-export function a2aRoute(prefix: string, path: string): A2aRoute | undefined {
-  if (!path.startsWith(`${prefix}/`)) return undefined
-  const rest = path.slice(prefix.length + 1).split('/')
-  const [first, second, third, fourth] = rest
-  if (rest.length === 2 && first === 'message' && (second === 'send' || second === 'stream')) {
-    return { kind: 'dispatch' }
-  }
-  if (rest.length !== 4 || !isFamily(first) || !second || third !== 'v1' || !fourth)
-    return undefined
-  return { kind: 'component', family: first, id: second, operation: fourth }
-}
-
 /**
- * The A2A interface beyond its scope mappings (A2A-5, ISO-2): the message metadata's
- * `userId` is the caller's (or refused when an anonymous caller claims a reserved principal;
- * `X-User-ID` is handled with every request), the deprecated dispatch needs the run scope of
- * the family `X-Agent-ID` resolves to, and a self-scoped caller's `tasks:get` must name a
- * session of its own.
+ * The A2A interface beyond its scope mappings (A2A-5, ISO-2), on the routes the catalogue gives
+ * it: the message metadata's `userId` is the caller's (or refused when an anonymous caller claims
+ * a reserved principal; `X-User-ID` is handled with every request), the deprecated dispatch needs
+ * the run scope of the family `X-Agent-ID` resolves to, and a self-scoped caller's `tasks:get`
+ * must name a session of its own.
  */
 export function a2aStage(deps: A2aStageDeps): ForwardStage {
-  const below = `${deps.prefix}/`
-  return {
-    claims: (method, path) => method === 'POST' && path.startsWith(below),
-    plan: async (request, plan) => {
-      const route = a2aRoute(deps.prefix, request.inbound.path)
-      return route === undefined ? plan : planA2a(request, plan, deps, route)
-    },
-  }
+  return { plan: (request, plan) => planA2a(request, plan, deps) }
 }
 
 async function planA2a(
   request: StageRequest,
   planned: ForwardPlan,
   deps: A2aStageDeps,
-  route: A2aRoute,
 ): Promise<ForwardPlan> {
   const principal = request.principal
   const aliased = aliasUserIdHeader(planned, principal)
@@ -88,15 +47,19 @@ async function planA2a(
     metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)
       ? withJsonBody(plan, body)
       : plan
-  if (route.kind === 'dispatch') {
-    await checkDispatch(request, deps, principal)
-  } else if (route.operation === 'tasks:get') {
+  const route = request.route.route
+  for (const check of route?.checks ?? []) {
+    if (check.kind === 'a2a-dispatch') await checkDispatch(request, deps, principal)
+    if (check.kind !== 'a2a-task-ownership' || route?.resource === undefined) continue
     const scoped = scopedUserId(principal, deps.grants.adminScope, deps.userIsolation)
-    if (scoped !== null) {
-      // A2A runs of a service account are stored under its alias; REST ones under `sa:<name>`.
-      const owners = [...new Set([interfaceUserId(principal) ?? scoped, scoped])]
-      await verifyTaskOwnership(deps.lookup, route, params?.['contextId'], owners)
+    if (scoped === null) continue
+    const target = {
+      family: route.resource.family,
+      id: request.route.segments[route.resource.idIndex] ?? '',
     }
+    // A2A runs of a service account are stored under its alias; REST ones under `sa:<name>`.
+    const owners = [...new Set([interfaceUserId(principal) ?? scoped, scoped])]
+    await verifyTaskOwnership(deps.lookup, target, params?.['contextId'], owners)
   }
   return pinned
 }

@@ -1,11 +1,11 @@
-import type { Family } from '../common/component-sessions.js'
+import type { ResourceFamily } from '../../policy/catalogue/route-facts.js'
 import { isJsonObject } from '../common/json.js'
 import { lookupFailed, type UpstreamLookup } from '../common/upstream-lookup.js'
 
 // AgentOS resolves a dynamic-dispatch id among agents first, then teams, then workflows.
-const FAMILIES: readonly Family[] = ['agents', 'teams', 'workflows']
+const FAMILIES: readonly ResourceFamily[] = ['agents', 'teams', 'workflows']
 
-type Catalog = ReadonlyMap<Family, ReadonlySet<string>>
+type Catalog = ReadonlyMap<ResourceFamily, ReadonlySet<string>>
 
 /**
  * Which family a component id belongs to, from the upstream's `GET /config` (its agents, teams
@@ -23,7 +23,7 @@ export class ComponentCatalog {
     this.#now = options.now ?? Date.now
   }
 
-  async familyOf(id: string): Promise<Family | undefined> {
+  async familyOf(id: string): Promise<ResourceFamily | undefined> {
     const catalog = await this.#catalog()
     return FAMILIES.find((family) => catalog.get(family)?.has(id) === true)
   }
@@ -43,7 +43,7 @@ export class ComponentCatalog {
   async #fetch(): Promise<Catalog> {
     const { status, value } = await this.#lookup('/config')
     if (status !== 200 || !isJsonObject(value)) throw lookupFailed('catalog')
-    const catalog = new Map<Family, Set<string>>()
+    const catalog = new Map<ResourceFamily, Set<string>>()
     for (const family of FAMILIES) {
       const list = value[family]
       const ids = new Set<string>()

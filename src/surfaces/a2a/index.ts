@@ -17,7 +17,6 @@ export function a2aSurface(deps: {
   const { settings, lookup } = deps
   if (!settings.enabled) return undefined
   return a2aStage({
-    prefix: settings.prefix,
     bodyLimits: deps.bodyLimits,
     grants: deps.grants,
     userIsolation: deps.userIsolation,

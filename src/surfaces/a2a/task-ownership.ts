@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors.js'
-import { SESSION_TYPES, type Family } from '../common/component-sessions.js'
+import type { ResourceFamily } from '../../policy/catalogue/route-facts.js'
+import { sessionType } from '../common/component-sessions.js'
 import { isJsonObject } from '../common/json.js'
 import { lookupFailed, type UpstreamLookup } from '../common/upstream-lookup.js'
 
@@ -15,14 +16,14 @@ function taskNotFound(): GatewayError {
  */
 export async function verifyTaskOwnership(
   lookup: UpstreamLookup,
-  target: { readonly family: Family; readonly id: string },
+  target: { readonly family: ResourceFamily; readonly id: string },
   contextId: unknown,
   owners: readonly string[],
 ): Promise<void> {
   // A missing contextId is the upstream's 400 to give.
   if (contextId === undefined || contextId === null) return
   if (typeof contextId !== 'string' || contextId === '') throw taskNotFound()
-  const [type, idKey] = SESSION_TYPES[target.family]
+  const [type, idKey] = sessionType(target.family)
   for (const owner of owners) {
     const query = new URLSearchParams({ type, user_id: owner })
     const { status, value } = await lookup(

@@ -14,14 +14,8 @@ const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
  * absent, as the open upstream has no other source) and is refused for anyone else when it
  * claims a reserved principal. The scope (agents:run or teams:run) is an interface mapping.
  */
-export function aguiStage(deps: {
-  readonly paths: ReadonlySet<string>
-  readonly bodyLimits: JsonBodyLimits
-}): ForwardStage {
-  return {
-    claims: (method, path) => method === 'POST' && deps.paths.has(path),
-    plan: (request, plan) => pinForwardedUserId(request, plan, deps.bodyLimits),
-  }
+export function aguiStage(deps: { readonly bodyLimits: JsonBodyLimits }): ForwardStage {
+  return { plan: (request, plan) => pinForwardedUserId(request, plan, deps.bodyLimits) }
 }
 
 async function pinForwardedUserId(

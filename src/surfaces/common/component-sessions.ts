@@ -1,12 +1,10 @@
-/** The component families whose runs and sessions AgentOS keeps apart. */
-export type Family = 'agents' | 'teams' | 'workflows'
+import { SINGULAR, type ResourceFamily } from '../../policy/catalogue/route-facts.js'
 
 /**
- * How the upstream's session API names each family: the `type` query value and the member that
- * holds the component id in a session.
+ * How the upstream's session API names a family: the `type` query value (`agent`) and the member
+ * that holds the component id in a session (`agent_id`).
  */
-export const SESSION_TYPES: Readonly<Record<Family, readonly [type: string, idKey: string]>> = {
-  agents: ['agent', 'agent_id'],
-  teams: ['team', 'team_id'],
-  workflows: ['workflow', 'workflow_id'],
+export function sessionType(family: ResourceFamily): readonly [type: string, idKey: string] {
+  const singular = SINGULAR[family]
+  return [singular, `${singular}_id`]
 }

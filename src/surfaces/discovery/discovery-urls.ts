@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors.js'
 import type { BufferedResponse } from '../../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../../upstream/upstream-headers.js'
-import type { ForwardStage } from '../../http/stage.js'
+import type { ShapeStage } from '../../http/stage.js'
 import type { InboundRequest } from '../../inbound/inbound-request.js'
 import { thenRewriteResponse } from '../../upstream/forward-plan.js'
 import { parseJson } from '../common/json.js'
@@ -21,7 +21,7 @@ export function isDiscoveryPath(path: string): boolean {
  * trusted `X-Forwarded-Proto`/`-Host` honoured; any other host is left alone. The answer is
  * buffered (at most 16 MiB) and asked for uncompressed.
  */
-export function discoveryStage(options: UpstreamHeaderOptions): ForwardStage {
+export function discoveryStage(options: UpstreamHeaderOptions): ShapeStage {
   return {
     claims: (method, path) => method === 'GET' && isDiscoveryPath(path),
     plan: async (request, plan) => {

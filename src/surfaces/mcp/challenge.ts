@@ -1,7 +1,6 @@
 import type { Middleware, Next } from 'koa'
 import { GatewayError, toGatewayError, type ErrorCode } from '../../errors.js'
 import type { GatewayContext, GatewayState } from '../../http/state.js'
-import { isMcpPath } from './mcp-stage.js'
 
 const CHALLENGED: ReadonlySet<number> = new Set([401, 429, 503])
 const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.', 'scheduler.']
@@ -11,10 +10,10 @@ const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.'
  * expects (RFC 9728): 401 with `WWW-Authenticate: Bearer resource_metadata="…"`, throttling and
  * outages included (MCP-7). Runs before authentication so it sees its refusals.
  */
-export function mcpChallenge(mcpPath: string, metadataUrl: string): Middleware<GatewayState> {
+export function mcpChallenge(metadataUrl: string): Middleware<GatewayState> {
   const challenge = `Bearer resource_metadata="${metadataUrl}"`
   return async function mcpChallengeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (!isMcpPath(mcpPath, ctx.state.inbound.path)) {
+    if (ctx.state.match.route?.surface !== 'mcp') {
       await next()
       return
     }

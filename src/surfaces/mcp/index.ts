@@ -2,6 +2,7 @@ import type { Middleware } from 'koa'
 import type { Config } from '../../config/schema.js'
 import type { ForwardStage } from '../../http/stage.js'
 import type { Grants } from '../../policy/grants.js'
+import type { RouteTable } from '../../policy/route-table.js'
 import type { GatewayState } from '../../http/state.js'
 import type { JsonBodyLimits } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
@@ -26,18 +27,19 @@ export function mcpSurface(deps: {
   readonly grants: Grants
   readonly userIsolation: boolean
   readonly lookup: UpstreamLookup
+  /** The AgentOS line's default table (tools are checked against it alone). */
+  readonly defaultScopes: RouteTable
 }): McpSurface {
-  const { settings, grants, userIsolation, lookup } = deps
+  const { settings, grants, userIsolation, lookup, defaultScopes } = deps
   return {
     challenge:
       settings.resource_metadata_url === null
         ? undefined
-        : mcpChallenge(settings.path, settings.resource_metadata_url),
+        : mcpChallenge(settings.resource_metadata_url),
     stage: mcpStage({
-      path: settings.path,
       inspect: settings.enabled,
       bodyLimits: deps.bodyLimits,
-      policy: new McpToolPolicy({ grants, userIsolation, lookup }),
+      policy: new McpToolPolicy({ defaultScopes, grants, userIsolation, lookup }),
       guard: new McpHostGuard({
         open: deps.open,
         allowedHosts: settings.allowed_hosts,

@@ -8,16 +8,11 @@ import type { McpToolPolicy } from './tool-policy.js'
 import { readPlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
 
 export interface McpStageDeps {
-  readonly path: string
   /** false: only the host guard applies; bodies go through unread. */
   readonly inspect: boolean
   readonly bodyLimits: JsonBodyLimits
   readonly policy: McpToolPolicy
   readonly guard: McpHostGuard
-}
-
-export function isMcpPath(mcpPath: string, path: string): boolean {
-  return path === mcpPath || path.startsWith(`${mcpPath}/`)
 }
 
 /**
@@ -28,11 +23,7 @@ export function isMcpPath(mcpPath: string, path: string): boolean {
  * merged into its answer.
  */
 export function mcpStage(deps: McpStageDeps): ForwardStage {
-  const below = `${deps.path}/`
-  return {
-    claims: (_method, path) => path === deps.path || path.startsWith(below),
-    plan: (request, plan) => planMcp(request, plan, deps),
-  }
+  return { plan: (request, plan) => planMcp(request, plan, deps) }
 }
 
 async function planMcp(

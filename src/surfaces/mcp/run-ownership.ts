@@ -1,4 +1,5 @@
-import { SESSION_TYPES, type Family } from '../common/component-sessions.js'
+import type { ResourceFamily } from '../../policy/catalogue/route-facts.js'
+import { sessionType } from '../common/component-sessions.js'
 import { isJsonObject } from '../common/json.js'
 import { lookupFailed, type UpstreamLookup } from '../common/upstream-lookup.js'
 
@@ -14,14 +15,14 @@ export const RUN_NOT_FOUND = 'Run not found'
  */
 export async function runOwnershipRefusal(
   lookup: UpstreamLookup,
-  target: { readonly family: Family; readonly id: string | undefined },
+  target: { readonly family: ResourceFamily; readonly id: string | undefined },
   sessionId: unknown,
   runId: unknown,
   scopedUserId: string,
 ): Promise<string | undefined> {
   if (typeof sessionId !== 'string' || sessionId === '') return SESSION_REQUIRED
   if (typeof runId !== 'string' || target.id === undefined) return RUN_NOT_FOUND
-  const [type, idKey] = SESSION_TYPES[target.family]
+  const [type, idKey] = sessionType(target.family)
   const query = new URLSearchParams({ type, user_id: scopedUserId }).toString()
   const base = `/sessions/${encodeURIComponent(sessionId)}`
   const session = await lookup(`${base}?${query}`)

@@ -1,9 +1,9 @@
 import { scopedUserId, type Principal } from '../../principal.js'
 import type { Grants } from '../../policy/grants.js'
-import type { ResourceContext } from '../../policy/resource-context.js'
-import { RouteTable } from '../../policy/route-table.js'
+import type { ResourceContext } from '../../policy/catalogue/route-facts.js'
+import type { RouteTable } from '../../policy/route-table.js'
 import { idMember, type JsonObject } from '../common/json.js'
-import type { Family } from '../common/component-sessions.js'
+import type { ResourceFamily } from '../../policy/catalogue/route-facts.js'
 import { runOwnershipRefusal } from './run-ownership.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 
@@ -14,7 +14,7 @@ interface ToolRoute {
   readonly shape: string
   readonly context: ResourceContext | undefined
   /** `continue_run` and `cancel_run`: the component whose run is acted on. */
-  readonly lifecycle?: { readonly family: Family; readonly id: string | undefined }
+  readonly lifecycle?: { readonly family: ResourceFamily; readonly id: string | undefined }
 }
 
 /** `deny.message` is the tool's exception text; AgentOS's MCP server wraps it (MCP-1). */
@@ -24,7 +24,7 @@ export type ToolDecision =
 
 export const AMBIGUOUS_TARGET = 'Provide exactly one of agent_id, team_id, or workflow_id'
 
-const RUN_TOOLS: Readonly<Record<string, readonly [Family, string]>> = {
+const RUN_TOOLS: Readonly<Record<string, readonly [ResourceFamily, string]>> = {
   run_agent: ['agents', 'agent_id'],
   run_team: ['teams', 'team_id'],
   run_workflow: ['workflows', 'workflow_id'],
@@ -33,7 +33,7 @@ const LIFECYCLE_TOOLS: Readonly<Record<string, string>> = {
   continue_run: 'continue',
   cancel_run: 'cancel',
 }
-const FAMILY_ID_KEYS: readonly (readonly [Family, string])[] = [
+const FAMILY_ID_KEYS: readonly (readonly [ResourceFamily, string])[] = [
   ['agents', 'agent_id'],
   ['teams', 'team_id'],
   ['workflows', 'workflow_id'],
@@ -85,12 +85,19 @@ export function toolRoute(name: string, args: JsonObject): ToolRoute | 'ambiguou
  * own (MCP-4); other tools are the upstream's business. Then `user_id` is pinned.
  */
 export class McpToolPolicy {
-  readonly #table = RouteTable.fromConfig({ scopeMappings: null })
+  readonly #table: RouteTable
   readonly #grants: Grants
   readonly #userIsolation: boolean
   readonly #lookup: UpstreamLookup
 
-  constructor(options: { grants: Grants; userIsolation: boolean; lookup: UpstreamLookup }) {
+  /** `defaultScopes`: the AgentOS line's own table, without the user's mappings (MCP-6). */
+  constructor(options: {
+    defaultScopes: RouteTable
+    grants: Grants
+    userIsolation: boolean
+    lookup: UpstreamLookup
+  }) {
+    this.#table = options.defaultScopes
     this.#grants = options.grants
     this.#userIsolation = options.userIsolation
     this.#lookup = options.lookup

@@ -38,6 +38,7 @@ export function workflowSurface(deps: {
       logger,
     }),
     enforcer: deps.enforcer,
+    match: (inbound) => deps.pipeline.match(inbound),
     upstream: deps.upstream,
     credentials: config.auth,
     gates: { jwtConfigured, grants: deps.grants, userIsolation: config.auth.user_isolation },

@@ -8,6 +8,7 @@ import { BEARER_SUBPROTOCOL, subprotocolCredential } from '../../http/upgrade-ga
 import type { LocalEndpoint } from '../../http/upgrade.js'
 import type { AcceptPort } from '../../http/websocket-acceptor.js'
 import { offeredProtocols } from '../../http/websocket-handshake.js'
+import type { MatchedRoute } from '../../policy/catalogue/route-catalogue.js'
 import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
 import type { Logger } from '../../logger.js'
 import { GatewayError } from '../../errors.js'
@@ -21,6 +22,8 @@ export interface WorkflowEndpointDeps {
   readonly accept: AcceptPort
   readonly authenticator: WorkflowAuthenticator
   readonly enforcer: IdentityEnforcer
+  /** The route catalogue's match for the upgrade. */
+  readonly match: (inbound: InboundRequest) => MatchedRoute
   readonly upstream: UpstreamWebSockets
   readonly credentials: CredentialSettings
   readonly gates: GateSettings
@@ -70,6 +73,7 @@ async function openUpstream(
     principal,
     method: 'GET',
     path: inbound.path,
+    route: deps.match(inbound),
     query: inbound.query,
     headers: inbound.headers,
     body: req,

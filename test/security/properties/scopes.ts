@@ -8,9 +8,8 @@ import fc from 'fast-check'
 import type { Principal } from '../../../src/principal.js'
 import { scopesFromClaim } from '../../../src/auth/jwt/jwt-claims.js'
 import { GatewayError } from '../../../src/errors.js'
-import { Authorizer, type Authorization } from '../../../src/policy/authorizer.js'
-import { RouteTable } from '../../../src/policy/route-table.js'
-import { Grants } from '../../../src/policy/grants.js'
+import type { Authorization } from '../../../src/policy/authorizer.js'
+import { CatalogueAuthorizer } from '../../helpers/catalogue.js'
 
 export const ADMIN = 'os:admin'
 const FAMILIES = [
@@ -96,12 +95,7 @@ export const request = fc.record({
 })
 
 const authorizers = [false, true].map(
-  (denyUnmapped) =>
-    new Authorizer({
-      table: RouteTable.fromConfig({ scopeMappings: null }),
-      grants: new Grants(ADMIN),
-      denyUnmapped,
-    }),
+  (denyUnmapped) => new CatalogueAuthorizer({ adminScope: ADMIN, denyUnmapped }),
 )
 
 export function principal(
@@ -121,7 +115,7 @@ export function principal(
 
 /** The decision: the ids a listing may show ('all' when unfiltered), or 'denied'. */
 function decide(
-  authorizer: Authorizer,
+  authorizer: CatalogueAuthorizer,
   granted: readonly string[],
   method: string,
   path: string,
@@ -187,7 +181,7 @@ export const scopeProperties = {
     request,
     kind,
     (held, { method, path }, who) => {
-      const decision = decide(authorizers[0] as Authorizer, [...held, ADMIN], method, path, who)
+      const decision = decide(authorizers[0] as CatalogueAuthorizer, [...held, ADMIN], method, path, who)
       if (decision !== 'all') throw new Error(`admin got ${show(decision)} on ${method} ${path}`)
     },
   ),

@@ -12,7 +12,7 @@ import { GatewayError } from '../../../src/errors.js'
 import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import { Authorizer } from '../../../src/policy/authorizer.js'
 import { Grants } from '../../../src/policy/grants.js'
-import { RouteTable } from '../../../src/policy/route-table.js'
+import { testCatalogue } from '../../helpers/catalogue.js'
 import { ANONYMOUS, type Principal } from '../../../src/principal.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import { SECURITY_KEY_PRINCIPAL, serviceAccountPrincipal } from '../../helpers/principals.js'
@@ -74,10 +74,11 @@ function pipeline(
     mode: summarizeAuthMode(config),
     credentials: config,
     excluded: new ExcludedRoutes(['/health', '/slack/**']),
+    catalogue: testCatalogue(),
     authorizer: new Authorizer({
-      table: RouteTable.fromConfig({ scopeMappings: null }),
       grants: new Grants(ADMIN),
       denyUnmapped: false,
+      userIsolation: false,
     }),
     serviceAccounts: verifiers.serviceAccounts,
     scheduler: verifiers.scheduler,
@@ -234,10 +235,12 @@ void t.test('service tokens without service accounts: 401 unless open', async (t
 void t.test('an explicit credential (subprotocol, frame) replaces extraction', async (t) => {
   const jwt = verifier('jwt', () => JWT_USER)
   const gate = pipeline(JWT_MODE, { jwt })
-  await gate.decide(request('from-header'), { token: 'from-subprotocol', source: 'subprotocol' })
+  await gate.decide(request('from-header'), {
+    credential: { token: 'from-subprotocol', source: 'subprotocol' },
+  })
   t.same(jwt.seen, ['from-subprotocol'])
   t.match(
-    await gatewayErrorOf(() => gate.decide(request('from-header'), null)),
+    await gatewayErrorOf(() => gate.decide(request('from-header'), { credential: null })),
     { status: 401 },
     'null: no credential',
   )

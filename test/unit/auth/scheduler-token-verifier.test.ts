@@ -1,12 +1,11 @@
 import t from 'tap'
-import {
-  SCHEDULER_SCOPES,
-  SchedulerTokenVerifier,
-} from '../../../src/auth/scheduler-token-verifier.js'
+import { SchedulerTokenVerifier } from '../../../src/auth/scheduler-token-verifier.js'
+import { agentosCatalogue } from '../../../src/policy/catalogue/index.js'
 import { NOT_RESPONSIBLE } from '../../../src/auth/verifier.js'
 import { fixtures } from '../../helpers/jwt.js'
 import { authConfig, bearer } from './helpers.js'
 
+const SCOPES_2_9 = agentosCatalogue('2.9').schedulerScopes
 const EXPECTED_SCOPES = [
   'agents:read',
   'agents:run',
@@ -28,7 +27,7 @@ void t.test(
       authorization: true,
       internal_service_token: 'itok',
     })
-    const principal = await new SchedulerTokenVerifier(auth).verify(bearer('itok'))
+    const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(bearer('itok'))
     t.same(principal, {
       kind: 'scheduler',
       authenticated: true,
@@ -38,13 +37,12 @@ void t.test(
       authorizationEnabled: true,
       expiresAt: null,
     })
-    t.same(SCHEDULER_SCOPES, EXPECTED_SCOPES)
   },
 )
 
 void t.test('78: S mode (security key): authorization off', async (t) => {
   const auth = authConfig({ security_key: 'root-key', internal_service_token: 'itok' })
-  const principal = await new SchedulerTokenVerifier(auth).verify(bearer('itok'))
+  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(bearer('itok'))
   t.not(principal, NOT_RESPONSIBLE)
   if (principal === NOT_RESPONSIBLE) return
   t.equal(principal.authorizationEnabled, false)
@@ -58,22 +56,47 @@ void t.test('authorization implied by scope_mappings', async (t) => {
     scope_mappings: { 'GET /x': [] },
     internal_service_token: 'itok',
   })
-  const principal = await new SchedulerTokenVerifier(auth).verify(bearer('itok'))
+  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(bearer('itok'))
   t.equal(principal !== NOT_RESPONSIBLE && principal.authorizationEnabled, true)
 })
 
+void t.test(
+  '3.0: the scheduler token no longer writes or deletes schedules (V3-AUTH-1)',
+  async (t) => {
+    const auth = authConfig({ security_key: 'root-key', internal_service_token: 'itok' })
+    const verifier = new SchedulerTokenVerifier(auth, agentosCatalogue('3.0').schedulerScopes)
+    const principal = await verifier.verify(bearer('itok'))
+    if (principal === NOT_RESPONSIBLE) throw new Error('expected a principal')
+    t.same(principal.scopes, [
+      'agents:read',
+      'agents:run',
+      'teams:read',
+      'teams:run',
+      'workflows:read',
+      'workflows:run',
+      'schedules:read',
+    ])
+  },
+)
+
 void t.test('anything else is not its kind', async (t) => {
-  const verifier = new SchedulerTokenVerifier(authConfig({ internal_service_token: 'itok' }))
+  const verifier = new SchedulerTokenVerifier(
+    authConfig({ internal_service_token: 'itok' }),
+    SCOPES_2_9,
+  )
   for (const token of ['itok2', 'ITOK', 'ito', 'itok ', '', 'svc_pat_x']) {
     t.equal(await verifier.verify(bearer(token)), NOT_RESPONSIBLE, JSON.stringify(token))
   }
-  const unconfigured = new SchedulerTokenVerifier(authConfig())
+  const unconfigured = new SchedulerTokenVerifier(authConfig(), SCOPES_2_9)
   t.equal(await unconfigured.verify(bearer('itok')), NOT_RESPONSIBLE, 'no token configured')
   t.equal(await unconfigured.verify(bearer('')), NOT_RESPONSIBLE)
 })
 
 void t.test('scopes cannot be changed through a principal', async (t) => {
-  const verifier = new SchedulerTokenVerifier(authConfig({ internal_service_token: 'itok' }))
+  const verifier = new SchedulerTokenVerifier(
+    authConfig({ internal_service_token: 'itok' }),
+    SCOPES_2_9,
+  )
   const principal = await verifier.verify(bearer('itok'))
   if (principal === NOT_RESPONSIBLE) throw new Error('expected a principal')
   t.throws(() => (principal.scopes as string[]).push('os:admin'))

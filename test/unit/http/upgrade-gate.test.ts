@@ -6,7 +6,9 @@ import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import type { Credential } from '../../../src/auth/credential.js'
-import type { AuthDecision, AuthPipeline } from '../../../src/auth/pipeline.js'
+import type { AuthDecision, AuthPipeline, DecideOptions } from '../../../src/auth/pipeline.js'
+import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
+import { testCatalogue } from '../../helpers/catalogue.js'
 import { GatewayError } from '../../../src/errors.js'
 import {
   BEARER_SUBPROTOCOL,
@@ -17,6 +19,8 @@ import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import { ANONYMOUS } from '../../../src/principal.js'
 import { serviceAccountPrincipal } from '../../helpers/principals.js'
+
+const CATALOGUE = testCatalogue()
 import { authConfig } from '../auth/helpers.js'
 import { testConfig } from '../identity/helpers.js'
 
@@ -56,12 +60,18 @@ function recordingPipeline() {
   const given: (Credential | null | undefined)[] = []
   const principal = serviceAccountPrincipal('ci', ['agents:run'])
   const pipeline = {
-    async decide(_request: unknown, credential?: Credential | null): Promise<AuthDecision> {
+    async decide(request: InboundRequest, options: DecideOptions = {}): Promise<AuthDecision> {
+      const credential = options.credential
       given.push(credential)
       if (credential?.token === 'bad') {
         throw new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: 'jwt.invalid' })
       }
-      return { principal, authorization: undefined, public: false }
+      return {
+        principal,
+        authorization: undefined,
+        public: false,
+        route: CATALOGUE.match('GET', request.path),
+      }
     },
   } as unknown as AuthPipeline
   return { pipeline, given, principal }
@@ -125,8 +135,9 @@ void t.test(
   async (t) => {
     const planFor = async (isPublic: boolean) => {
       const pipeline = {
-        async decide(): Promise<AuthDecision> {
-          return { principal: ANONYMOUS, authorization: undefined, public: isPublic }
+        async decide(request: InboundRequest): Promise<AuthDecision> {
+          const route = CATALOGUE.match('GET', request.path)
+          return { principal: ANONYMOUS, authorization: undefined, public: isPublic, route }
         },
       } as unknown as AuthPipeline
       const gate = createUpgradeGate({ pipeline, enforcer, credentials: authConfig() })

@@ -6,6 +6,8 @@ import { configSchema, type Config } from '../../../src/config/schema.js'
 import { GatewayError } from '../../../src/errors.js'
 import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import type { PlanInput } from '../../../src/identity/identity-plan.js'
+import type { RouteCatalogue } from '../../../src/policy/catalogue/route-catalogue.js'
+import { testCatalogue } from '../../helpers/catalogue.js'
 import type { ForwardPlan } from '../../../src/upstream/forward-plan.js'
 import { buildUpstreamHeaders } from '../../../src/upstream/upstream-headers.js'
 
@@ -55,7 +57,11 @@ export interface RequestSpec {
   headers?: IncomingHttpHeaders
   body?: string | Buffer | Readable
   accessibleIds?: ReadonlySet<string> | 'all'
+  /** The AgentOS line's catalogue the request is matched in; 2.9 unless given. */
+  catalogue?: RouteCatalogue
 }
+
+const CATALOGUE_2_9 = testCatalogue()
 
 /** Content-Length is added for string and Buffer bodies, as a client would send it. */
 export function planInput(spec: RequestSpec): PlanInput {
@@ -70,10 +76,13 @@ export function planInput(spec: RequestSpec): PlanInput {
   }
   const body =
     raw instanceof Readable ? raw : Readable.from(raw === undefined ? [] : [Buffer.from(raw)])
+  const method = spec.method ?? 'GET'
+  const path = spec.path ?? '/'
   return {
     principal: spec.principal ?? ANONYMOUS,
-    method: spec.method ?? 'GET',
-    path: spec.path ?? '/',
+    method,
+    path,
+    route: (spec.catalogue ?? CATALOGUE_2_9).match(method, path),
     query: spec.query ?? '',
     headers,
     body,

@@ -1,11 +1,12 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { DEFAULT_SCOPE_MAPPINGS } from '../../../src/policy/default-scope-mappings.js'
+import { SCOPE_MAPPINGS_2_9 } from '../../../src/policy/catalogue/agentos-2.9.js'
 import { RouteTable, type RouteEntry } from '../../../src/policy/route-table.js'
 import { agentosMappings, agentosRequiredScopes, fnmatch } from './agentos-matcher.js'
 import { AGENTOS_ROUTES, ROUTE_SHAPES } from './agentos-routes.js'
 
-const portcullis = RouteTable.fromConfig({ scopeMappings: null })
+const DEFAULT_SCOPE_MAPPINGS = SCOPE_MAPPINGS_2_9
+const portcullis = RouteTable.fromConfig({ defaults: DEFAULT_SCOPE_MAPPINGS, scopeMappings: null })
 const agentos = agentosMappings(DEFAULT_SCOPE_MAPPINGS)
 
 /** Unmapped and `[]` are the same outcome for AgentOS: no scopes required. */
@@ -75,6 +76,7 @@ void t.test('identical outcomes with A2A interface mappings, prefix /a2a and ""'
       ([method, pattern, scopes]) => [method, `${prefix}${pattern}`, scopes] as const,
     )
     const ours = RouteTable.fromConfig({
+      defaults: DEFAULT_SCOPE_MAPPINGS,
       scopeMappings: null,
       interfaceMappings: entries.map(([method, template, scopes]): RouteEntry => ({
         method,

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { Authorizer, UNMAPPED_ROUTE_DENIAL } from '../../../src/policy/authorizer.js'
-import { RouteTable } from '../../../src/policy/route-table.js'
+import { UNMAPPED_ROUTE_DENIAL } from '../../../src/policy/authorizer.js'
 import { DEFAULT_TOKEN_SCOPES } from '../../../src/policy/scope.js'
 import {
   ADMIN,
@@ -13,7 +12,6 @@ import {
   principal,
   SCHEDULER_SCOPES,
 } from './helpers.js'
-import { Grants } from '../../../src/policy/grants.js'
 
 const scheduler = (authorizationEnabled: boolean) =>
   principal('scheduler', SCHEDULER_SCOPES, authorizationEnabled)
@@ -172,11 +170,7 @@ void t.test('denyUnmapped refuses routes that no rule and no gate covers', async
 })
 
 void t.test('the decision carries the rule and its scope templates', async (t) => {
-  const gate = new Authorizer({
-    table: RouteTable.fromConfig({ scopeMappings: null }),
-    grants: new Grants(ADMIN),
-    denyUnmapped: false,
-  })
+  const gate = authorizer()
   const decision = gate.authorize(jwt('agents:a1:read'), 'GET', '/agents/a1')
   t.same(decision.route, { template: '/agents/{**}', scopes: ['agents:read'], source: 'default' })
   t.same(decision.requiredScopes, ['agents:read'])

@@ -1,11 +1,12 @@
 import t from 'tap'
-import {
-  agentosPatternToTemplate,
-  DEFAULT_SCOPE_MAPPINGS,
-} from '../../../src/policy/default-scope-mappings.js'
+import { SCOPE_MAPPINGS_2_9 } from '../../../src/policy/catalogue/agentos-2.9.js'
+import { SCOPE_MAPPINGS_3_0 } from '../../../src/policy/catalogue/agentos-3.0.js'
+import { agentosPatternToTemplate } from '../../../src/policy/catalogue/scope-patterns.js'
 import { RouteTable } from '../../../src/policy/route-table.js'
 
-const table = RouteTable.fromConfig({ scopeMappings: null })
+const DEFAULT_SCOPE_MAPPINGS = SCOPE_MAPPINGS_2_9
+const table = RouteTable.fromConfig({ defaults: SCOPE_MAPPINGS_2_9, scopeMappings: null })
+const table30 = RouteTable.fromConfig({ defaults: SCOPE_MAPPINGS_3_0, scopeMappings: null })
 
 /** A concrete path for an AgentOS pattern: each `*` becomes a distinct id. */
 function concretePath(pattern: string): string {
@@ -65,3 +66,31 @@ void t.test('a trailing * covers deeper paths, as fnmatch does', async (t) => {
   t.equal(table.match('HEAD', '/agents'), undefined)
   t.equal(table.match('PUT', '/agents/a1'), undefined)
 })
+
+void t.test(
+  "3.0: 2.9's 103 entries and the two rules 3.0 added, where scopes.py puts them",
+  async (t) => {
+    t.equal(SCOPE_MAPPINGS_3_0.length, 105)
+    const keys = SCOPE_MAPPINGS_3_0.map(([method, pattern]) => `${method} ${pattern}`)
+    const refresh = keys.indexOf('POST /metrics/refresh')
+    t.same(SCOPE_MAPPINGS_3_0[refresh + 1], ['GET', '/metrics/refresh/status', ['metrics:read']])
+    const deleteComponent = keys.indexOf('DELETE /components/*')
+    t.same(SCOPE_MAPPINGS_3_0[deleteComponent + 1], [
+      'POST',
+      '/components/*/restore',
+      ['components:delete'],
+    ])
+    const added = new Set([refresh + 1, deleteComponent + 1])
+    t.same(
+      SCOPE_MAPPINGS_3_0.filter((_, index) => !added.has(index)),
+      SCOPE_MAPPINGS_2_9,
+      "every other entry is 2.9's, in its order",
+    )
+    t.ok(keys.includes('GET /models'), 'GET /models is still listed although 3.0 removed the route')
+    for (const [method, pattern, scopes] of SCOPE_MAPPINGS_3_0) {
+      t.same(table30.match(method, concretePath(pattern))?.scopes, scopes, `${method} ${pattern}`)
+    }
+    t.same(table.match('GET', '/metrics/refresh/status'), undefined, '2.9: unmapped')
+    t.same(table.match('POST', '/components/c1/restore'), undefined, '2.9: unmapped')
+  },
+)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Grants } from '../../../src/policy/grants.js'
-import type { ResourceContext } from '../../../src/policy/resource-context.js'
+import type { ResourceContext } from '../../../src/policy/catalogue/route-facts.js'
 
 const satisfies = (
   scopes: readonly string[],
@@ -21,7 +21,10 @@ const accessibleIds = (
   adminScope: string,
 ): ReturnType<Grants['accessibleIds']> =>
   new Grants(adminScope).accessibleIds(scopes, family, actions)
-import { resourceContext } from '../../../src/policy/resource-context.js'
+import { testCatalogue } from '../../helpers/catalogue.js'
+
+const matcher = testCatalogue()
+const resourceContext = (path: string) => matcher.match('GET', path).context
 import { ADMIN } from './helpers.js'
 
 const ON_A1 = resourceContext('/agents/a1')

@@ -1,8 +1,8 @@
 import type { Principal, PrincipalKind } from '../../../src/principal.js'
 import { GatewayError } from '../../../src/errors.js'
-import { Authorizer, type Authorization } from '../../../src/policy/authorizer.js'
-import { RouteTable } from '../../../src/policy/route-table.js'
-import { Grants } from '../../../src/policy/grants.js'
+import type { Authorization } from '../../../src/policy/authorizer.js'
+import type { AgentOsLine } from '../../../src/policy/catalogue/index.js'
+import { CatalogueAuthorizer } from '../../helpers/catalogue.js'
 
 export const ADMIN = 'os:admin'
 
@@ -42,12 +42,17 @@ export function jwt(...scopes: string[]): Principal {
 
 export function authorizer(
   scopeMappings: Record<string, string[]> | null = null,
-  options: { adminScope?: string; denyUnmapped?: boolean } = {},
-): Authorizer {
-  return new Authorizer({
-    table: RouteTable.fromConfig({ scopeMappings }),
-    grants: new Grants(options.adminScope ?? ADMIN),
-    denyUnmapped: options.denyUnmapped ?? false,
+  options: {
+    adminScope?: string
+    denyUnmapped?: boolean
+    line?: AgentOsLine
+    userIsolation?: boolean
+  } = {},
+): CatalogueAuthorizer {
+  return new CatalogueAuthorizer({
+    ...options,
+    scopeMappings,
+    adminScope: options.adminScope ?? ADMIN,
   })
 }
 
@@ -74,7 +79,7 @@ export function decide(
   who: Principal,
   method: string,
   path: string,
-  gate: Authorizer = authorizer(),
+  gate: CatalogueAuthorizer = authorizer(),
 ): Outcome {
   return outcome(() => gate.authorize(who, method, path))
 }

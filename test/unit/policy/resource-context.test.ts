@@ -1,5 +1,8 @@
 import t from 'tap'
-import { resourceContext } from '../../../src/policy/resource-context.js'
+import { testCatalogue } from '../../helpers/catalogue.js'
+
+const catalogue = testCatalogue()
+const resourceContext = (path: string) => catalogue.match('GET', path).context
 
 void t.test('the anchored rule of SCOPE-3', async (t) => {
   t.same(resourceContext('/agents'), { family: 'agents', id: undefined })

@@ -1,8 +1,12 @@
 import t from 'tap'
+import { SCOPE_MAPPINGS_2_9 } from '../../../src/policy/catalogue/agentos-2.9.js'
 import { RouteTable } from '../../../src/policy/route-table.js'
 
 void t.test('rules are compiled once; match does no per-call compilation', async (t) => {
-  const table = RouteTable.fromConfig({ scopeMappings: { 'GET /reports/{id}': ['reports:read'] } })
+  const table = RouteTable.fromConfig({
+    defaults: SCOPE_MAPPINGS_2_9,
+    scopeMappings: { 'GET /reports/{id}': ['reports:read'] },
+  })
   const first = table.match('GET', '/agents/a1')
   t.equal(table.match('GET', '/agents/a2/runs'), first, 'the same precompiled match object')
   t.ok(first !== undefined && Object.isFrozen(first) && Object.isFrozen(first.scopes))

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { DEFAULT_SCOPE_MAPPINGS } from '../../../src/policy/default-scope-mappings.js'
+import { SCOPE_MAPPINGS_2_9 as DEFAULT_SCOPE_MAPPINGS } from '../../../src/policy/catalogue/agentos-2.9.js'
 import {
   mappingKeyProblem,
   parseMappingKey,
@@ -67,7 +67,10 @@ void t.test('matching backtracks out of a literal branch that dead-ends', async 
 })
 
 void t.test('method and path are case-sensitive; the root and odd inputs', async (t) => {
-  const table = RouteTable.fromConfig({ scopeMappings: { 'GET /': ['root:read'] } })
+  const table = RouteTable.fromConfig({
+    defaults: DEFAULT_SCOPE_MAPPINGS,
+    scopeMappings: { 'GET /': ['root:read'] },
+  })
   t.equal(table.match('GET', '/Agents'), undefined)
   t.equal(table.match('get', '/agents'), undefined)
   t.same(table.match('GET', '/')?.scopes, ['root:read'])
@@ -77,7 +80,10 @@ void t.test('method and path are case-sensitive; the root and odd inputs', async
 
 void t.test('a custom rule is not shadowed by a broader default, unlike AgentOS', async (t) => {
   const custom = { 'GET /agents/{id}/special': ['special:read'] }
-  const table = RouteTable.fromConfig({ scopeMappings: custom })
+  const table = RouteTable.fromConfig({
+    defaults: DEFAULT_SCOPE_MAPPINGS,
+    scopeMappings: custom,
+  })
   t.same(table.match('GET', '/agents/a1/special'), {
     template: '/agents/{id}/special',
     scopes: ['special:read'],
@@ -91,7 +97,10 @@ void t.test('a custom rule is not shadowed by a broader default, unlike AgentOS'
 
 void t.test('overriding an existing key replaces its scopes and keeps its shape', async (t) => {
   const custom = { 'GET /agents/{**}': ['agents:audit'], 'POST /agents/{agent_id}/runs': [] }
-  const table = RouteTable.fromConfig({ scopeMappings: custom })
+  const table = RouteTable.fromConfig({
+    defaults: DEFAULT_SCOPE_MAPPINGS,
+    scopeMappings: custom,
+  })
   for (const path of ['/agents/a1', '/agents/a1/runs/r1/checkpoints/3']) {
     t.same(table.match('GET', path), {
       template: '/agents/{**}',
@@ -136,13 +145,17 @@ void t.test('templates with the same specificity are one key, the last one wins'
 })
 
 void t.test('[] means allowed with no scopes, distinct from no mapping', async (t) => {
-  const table = RouteTable.fromConfig({ scopeMappings: { 'GET /test': [] } })
+  const table = RouteTable.fromConfig({
+    defaults: DEFAULT_SCOPE_MAPPINGS,
+    scopeMappings: { 'GET /test': [] },
+  })
   t.same(table.match('GET', '/test'), { template: '/test', scopes: [], source: 'custom' })
   t.equal(table.match('GET', '/other'), undefined)
 })
 
 void t.test('interface mappings come after defaults and before scope_mappings', async (t) => {
   const table = RouteTable.fromConfig({
+    defaults: DEFAULT_SCOPE_MAPPINGS,
     scopeMappings: { 'POST /agui': ['teams:run'] },
     interfaceMappings: [
       { method: 'POST', template: '/agui', scopes: ['agents:run'], source: 'interface' },

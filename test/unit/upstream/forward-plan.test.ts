@@ -4,6 +4,9 @@
  */
 import { Readable } from 'node:stream'
 import t from 'tap'
+import { testCatalogue } from '../../helpers/catalogue.js'
+
+const CATALOGUE = testCatalogue()
 import type { StageRequest } from '../../../src/http/stage.js'
 import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import { Grants } from '../../../src/policy/grants.js'
@@ -79,6 +82,7 @@ function stageRequest(
   ]
   return {
     inbound: inboundRequest({ method, path, rawHeaders }),
+    route: CATALOGUE.match(method, path),
     principal,
     body: Readable.from(text === '' ? [] : [Buffer.from(text)]),
   }
@@ -94,6 +98,7 @@ function identityPlan(
     principal: request.principal,
     method: request.inbound.method,
     path,
+    route: CATALOGUE.match(request.inbound.method, path),
     query: request.inbound.query,
     headers: request.inbound.headers,
     body: request.body,
@@ -201,7 +206,7 @@ void t.test('identity pins the body, AG-UI reads the pinned body, not the client
   const request = stageRequest(principal, 'POST', '/agents/a1/runs', body)
   const identity = await identityPlan(enforcer, request)
   t.ok(Buffer.isBuffer(identity.body?.content), 'the run route pins user_id')
-  const stage = aguiStage({ paths: new Set(['/agents/a1/runs']), bodyLimits: LIMITS })
+  const stage = aguiStage({ bodyLimits: LIMITS })
   const final = (await stage.plan(request, identity)) as ForwardPlan
   t.same(plannedJson(final), {
     forwarded_props: { user_id: '__portcullis__:sa:ci' },
@@ -218,7 +223,6 @@ void t.test('A2A names a service account by its alias in X-User-ID', async (t) =
   const request = stageRequest(principal, 'POST', '/a2a/agents/a1/v1/message:send', body)
   const identity = await identityPlan(enforcer, request)
   const stage = a2aStage({
-    prefix: '/a2a',
     bodyLimits: LIMITS,
     grants: new Grants('agent_os:admin'),
     userIsolation: false,
@@ -252,6 +256,7 @@ void t.test('the common plan is built once per principal and shared', async (t) 
       principal: scoped,
       method: 'GET',
       path: '/sessions',
+      route: CATALOGUE.match('GET', '/sessions'),
       query: 'type=agent',
       headers: {},
       body: Readable.from([]),
@@ -263,6 +268,7 @@ void t.test('the common plan is built once per principal and shared', async (t) 
       principal,
       method: 'GET',
       path,
+      route: CATALOGUE.match('GET', path),
       query: '',
       headers: {},
       body: Readable.from([]),
@@ -278,6 +284,7 @@ void t.test('the common plan is built once per principal and shared', async (t) 
       principal,
       method: 'GET',
       path: '/config',
+      route: CATALOGUE.match('GET', '/config'),
       query: '',
       headers: {},
       body: Readable.from([]),

@@ -1,7 +1,6 @@
 import t from 'tap'
 import { ANONYMOUS } from '../../../../src/principal.js'
 import { GatewayError } from '../../../../src/errors.js'
-import { a2aRoute } from '../../../../src/surfaces/a2a/a2a-stage.js'
 import { ComponentCatalog } from '../../../../src/surfaces/a2a/component-catalog.js'
 import { verifyTaskOwnership } from '../../../../src/surfaces/a2a/task-ownership.js'
 import {
@@ -12,22 +11,6 @@ import {
 import type { UpstreamLookup } from '../../../../src/surfaces/common/upstream-lookup.js'
 import { gatewayErrorOf } from '../../auth/helpers.js'
 import { jwtPrincipal } from '../helpers.js'
-
-void t.test('A2A routes under a prefix', async (t) => {
-  t.same(a2aRoute('/a2a', '/a2a/teams/t1/v1/tasks:get'), {
-    kind: 'component',
-    family: 'teams',
-    id: 't1',
-    operation: 'tasks:get',
-  })
-  t.same(a2aRoute('/a2a', '/a2a/message/stream'), { kind: 'dispatch' })
-  t.same(a2aRoute('', '/message/send'), { kind: 'dispatch' })
-  t.match(a2aRoute('', '/agents/a1/v1/message:send'), { family: 'agents', id: 'a1' })
-  t.equal(a2aRoute('/a2a', '/a2a/agents/a1/.well-known/agent-card.json'), undefined)
-  t.equal(a2aRoute('/a2a', '/a2ax/agents/a1/v1/message:send'), undefined)
-  t.equal(a2aRoute('/a2a', '/a2a/gadgets/a1/v1/message:send'), undefined)
-  t.equal(a2aRoute('/a2a', '/agents/a1/v1/message:send'), undefined)
-})
 
 void t.test('client user ids: pinned for callers with one, reserved ones refused', async (t) => {
   t.ok(claimsReservedPrincipal('sa:x'))

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { testCatalogue } from '../../../helpers/catalogue.js'
 import { ANONYMOUS } from '../../../../src/principal.js'
 import {
   AMBIGUOUS_TARGET,
@@ -19,8 +20,19 @@ const lookup: UpstreamLookup = async (path) => {
   }
   return { status: 200, value: { session_id: 's1', user_id: 'u1', agent_id: 'a1' } }
 }
-const policy = new McpToolPolicy({ grants: new Grants(ADMIN), userIsolation: false, lookup })
-const isolated = new McpToolPolicy({ grants: new Grants(ADMIN), userIsolation: true, lookup })
+const defaultScopes = testCatalogue().defaultScopes
+const policy = new McpToolPolicy({
+  defaultScopes,
+  grants: new Grants(ADMIN),
+  userIsolation: false,
+  lookup,
+})
+const isolated = new McpToolPolicy({
+  defaultScopes,
+  grants: new Grants(ADMIN),
+  userIsolation: true,
+  lookup,
+})
 const denied = (scopes: string) => ({
   kind: 'deny',
   message: `Insufficient permissions. Required scope(s): ${scopes}`,

@@ -8,7 +8,7 @@ import { AuthPipeline } from '../../../../src/auth/pipeline.js'
 import { ANONYMOUS, type Principal } from '../../../../src/principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../../../../src/auth/verifier.js'
 import { Authorizer } from '../../../../src/policy/authorizer.js'
-import { RouteTable } from '../../../../src/policy/route-table.js'
+import { testCatalogue } from '../../../helpers/catalogue.js'
 import { invalidTokenError } from '../../../../src/service-accounts/verification-errors.js'
 import { WorkflowAuthenticator } from '../../../../src/surfaces/workflow/authenticator.js'
 import { GENERIC_AUTHENTICATED } from '../../../../src/surfaces/workflow/frames.js'
@@ -48,10 +48,11 @@ function openAuthenticator(verifier: Verifier): WorkflowAuthenticator {
     mode: { mode: 'none', jwtConfigured: false, authorizationEnabled: false },
     credentials: { token_source: 'header', token_header_key: 'Authorization', cookie_name: 'c' },
     excluded: new ExcludedRoutes([]),
+    catalogue: testCatalogue(),
     authorizer: new Authorizer({
-      table: RouteTable.fromConfig({ scopeMappings: null }),
       grants: new Grants(ADMIN),
       denyUnmapped: false,
+      userIsolation: false,
     }),
     serviceAccounts: verifier,
     scheduler,
@@ -97,10 +98,11 @@ void t.test(
       mode: { mode: 'security_key', jwtConfigured: false, authorizationEnabled: false },
       credentials: { token_source: 'header', token_header_key: 'Authorization', cookie_name: 'c' },
       excluded: new ExcludedRoutes([]),
+      catalogue: testCatalogue(),
       authorizer: new Authorizer({
-        table: RouteTable.fromConfig({ scopeMappings: null }),
         grants: new Grants(ADMIN),
         denyUnmapped: false,
+        userIsolation: false,
       }),
       serviceAccounts,
       scheduler,

@@ -1,14 +1,21 @@
-import { GatewayError } from '../errors.js'
+import type { AgentOsCatalogue } from './agentos-catalogue.js'
+import {
+  RESOURCE_FAMILIES,
+  type CatalogueRoute,
+  type HandlerCheck,
+  type ResourceFamily,
+} from './route-facts.js'
+import type { DefaultScopeMapping } from './scope-patterns.js'
 
-/** An entry of AgentOS's `get_default_scope_mappings`: method, fnmatch pattern, scopes. */
-export type DefaultScopeMapping = readonly [
-  method: string,
-  agentosPattern: string,
-  scopes: readonly string[],
-]
+/**
+ * AgentOS 2.9's route catalogue, read from agno 2.9.0 (`libs/agno/agno/os/`): `scopes.py`
+ * (the default table), `auth.py` (`require_resource_access`, the scheduler token),
+ * `middleware/user_scope.py` and the routers (what each handler does with identity). Rule ids
+ * are those of docs/agentos-compatibility.md.
+ */
 
-/** AgentOS 2.9.0's default route → scope table (ROUTE-1): all 103 entries, in its order. */
-export const DEFAULT_SCOPE_MAPPINGS: readonly DefaultScopeMapping[] = [
+/** `get_default_scope_mappings()` of agno 2.9.0 (ROUTE-1): all 103 entries, in its order. */
+export const SCOPE_MAPPINGS_2_9: readonly DefaultScopeMapping[] = [
   ['GET', '/config', ['config:read']],
   ['GET', '/models', ['config:read']],
   ['GET', '/agents', ['agents:read']],
@@ -114,34 +121,101 @@ export const DEFAULT_SCOPE_MAPPINGS: readonly DefaultScopeMapping[] = [
   ['POST', '/components/*/configs/*/set-current', ['components:write']],
 ]
 
+const READ: HandlerCheck = Object.freeze({ kind: 'resource-access', action: 'read' })
+const RUN: HandlerCheck = Object.freeze({ kind: 'resource-access', action: 'run' })
+
 /**
- * Translates an AgentOS fnmatch pattern into a Portcullis segment template: a `*` (or `{param}`,
- * which AgentOS turns into `*`) that is the last segment becomes `{**}`, any other one becomes a
- * one-segment `*`.
- *
- * Why this gives AgentOS's outcome on every route AgentOS really defines: fnmatch's `*` crosses
- * `/`, which matters only for a trailing `*`: `GET /agents/*` also covers deeper real routes such
- * as `GET /agents/{id}/runs/{run}/checkpoints/{i}` that have no entry of their own, and `{**}`
- * keeps exactly that. A `*` between literals stands where the real route has one path parameter,
- * and FastAPI path parameters never contain `/`, so one segment matches the same real paths (it
- * differs only on paths such as `POST /agents/a/b/runs`, which AgentOS routes to 404). Where two
- * entries overlap on a real path (`GET /components/{id}` and `GET /components/{id}/configs/{n}`),
- * they require the same scopes, so "most specific wins" and "first match wins" agree; the unit
- * tests check this against a reference fnmatch implementation.
+ * The run routes of one family (RBAC-3, ISO-2, ISO-3): reading a component needs its read action,
+ * reading and acting on its runs its run action; run, continue, cancel and resume pin or gate
+ * identity. Agents and teams also fork sessions; workflows have no fork route.
  */
-export function agentosPatternToTemplate(pattern: string): string {
-  const segments = pattern.split('/').slice(1)
-  const translated = segments.map((segment, index) => {
-    const isWildcard = segment === '*' || /^\{[^{}/]+\}$/.test(segment)
-    if (!isWildcard) {
-      if (/[*?[\]{}]/.test(segment)) {
-        throw new GatewayError('INTERNAL', `Unsupported AgentOS pattern segment: ${pattern}`, {
-          reason: 'policy.pattern',
-        })
-      }
-      return segment
-    }
-    return index === segments.length - 1 ? '{**}' : '*'
-  })
-  return `/${translated.join('/')}`
+export function componentRoutes(family: ResourceFamily): CatalogueRoute[] {
+  const base = `/${family}/{id}`
+  const routes: CatalogueRoute[] = [
+    { method: 'GET', path: `/${family}`, identity: 'listing' },
+    { method: 'GET', path: base, checks: [READ] },
+    { method: 'GET', path: `${base}/runs`, checks: [RUN] },
+    { method: 'GET', path: `${base}/runs/{run_id}`, checks: [RUN] },
+    { method: 'GET', path: `${base}/runs/{run_id}/checkpoints`, checks: [RUN] },
+    { method: 'GET', path: `${base}/runs/{run_id}/checkpoints/{checkpoint_id}`, checks: [RUN] },
+    { method: 'POST', path: `${base}/runs`, identity: 'run', checks: [RUN] },
+    { method: 'POST', path: `${base}/runs/{run_id}/cancel`, identity: 'run-gated', checks: [RUN] },
+    {
+      method: 'POST',
+      path: `${base}/runs/{run_id}/continue`,
+      identity: 'run-continue',
+      checks: [RUN],
+    },
+    { method: 'POST', path: `${base}/runs/{run_id}/resume`, identity: 'run-gated', checks: [RUN] },
+  ]
+  if (family !== 'workflows') {
+    routes.push({
+      method: 'POST',
+      path: `${base}/sessions/{session_id}/fork`,
+      identity: 'fork',
+      checks: [RUN],
+    })
+  }
+  return routes
+}
+
+/** AgentOS's public routes (AUTH-4) and the one that reports the auth mode (INFO-1). */
+export const PUBLIC_ROUTES_2_9: readonly CatalogueRoute[] = [
+  { method: 'GET', path: '/' },
+  { method: 'GET', path: '/health' },
+  { method: 'GET', path: '/info', identity: 'info' },
+  { method: 'GET', path: '/docs' },
+  { method: 'GET', path: '/docs/oauth2-redirect' },
+  { method: 'GET', path: '/redoc' },
+  { method: 'GET', path: '/openapi.json' },
+]
+
+/** Sessions, memories and learnings: the handlers that take the caller's id (ISO-2, ISO-3). */
+export const USER_DATA_ROUTES_2_9: readonly CatalogueRoute[] = [
+  { method: 'POST', path: '/sessions', identity: 'session-create' },
+  { method: 'POST', path: '/memories', identity: 'memory-write' },
+  { method: 'PATCH', path: '/memories/{memory_id}', identity: 'memory-write' },
+  { method: 'DELETE', path: '/memories', identity: 'memory-write' },
+  { method: 'POST', path: '/optimize-memories', identity: 'memory-write' },
+  { method: '*', path: '/learnings', identity: 'learnings' },
+  { method: '*', path: '/learnings/{**}', identity: 'learnings' },
+]
+
+export const AGENTOS_2_9: AgentOsCatalogue = {
+  line: '2.9',
+  versions: 'agno 2.9.x',
+  scopeMappings: SCOPE_MAPPINGS_2_9,
+  routes: [
+    ...PUBLIC_ROUTES_2_9,
+    ...RESOURCE_FAMILIES.flatMap(componentRoutes),
+    ...USER_DATA_ROUTES_2_9,
+  ],
+  schedulerScopes: [
+    'agents:read',
+    'agents:run',
+    'teams:read',
+    'teams:run',
+    'workflows:read',
+    'workflows:run',
+    'schedules:read',
+    'schedules:write',
+    'schedules:delete',
+  ],
+  a2a: {
+    familyRoutes: [
+      {
+        method: 'GET',
+        suffix: '.well-known/agent-card.json',
+        action: 'read',
+        families: RESOURCE_FAMILIES,
+      },
+      { method: 'POST', suffix: 'v1/message:send', action: 'run', families: RESOURCE_FAMILIES },
+      { method: 'POST', suffix: 'v1/message:stream', action: 'run', families: RESOURCE_FAMILIES },
+      { method: 'POST', suffix: 'v1/tasks:get', action: 'read', families: ['agents', 'teams'] },
+      { method: 'POST', suffix: 'v1/tasks:cancel', action: 'run', families: ['agents', 'teams'] },
+    ],
+    dispatchRoutes: ['message/send', 'message/stream'],
+  },
+  serviceAccountsOwnerScoped: false,
+  scheduleOwnerHeader: false,
 }
