@@ -1,18 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ParsedBody } from './body.js'
 import type { DemoStore } from './store.js'
-import type { RecordedRequest } from './types.js'
+import type { AgentOsLine, RecordedRequest } from './types.js'
+import type { ComponentCatalog } from './v3/catalog.js'
+import type { JobQueue } from './v3/jobs.js'
+import type { ScheduleStore } from './v3/schedules.js'
 
 export interface RuntimeSettings {
   osId: string
   sseIntervalMs: number
   jsonLimitBytes: number
   instantiatedAt: number
+  agentos: AgentOsLine
+  agnoVersion: string
+  /** the runtime's own address, known once it listens (the schedule executor calls it) */
+  baseUrl: string
+  /** what the schedule executor presents; an open AgentOS never checks it */
+  internalServiceToken: string
 }
 
 export interface AppState {
   settings: RuntimeSettings
   store: DemoStore
+  /** the 3.0 stores; empty and unrouted on the 2.9 line */
+  jobs: JobQueue
+  schedules: ScheduleStore
+  catalog: ComponentCatalog
 }
 
 export interface RequestContext {

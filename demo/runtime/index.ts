@@ -1,5 +1,6 @@
 export { startAgentRuntime } from './server.js'
 export type {
+  AgentOsLine,
   AgentRuntime,
   AgentRuntimeOptions,
   ReceivedFile,

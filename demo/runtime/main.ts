@@ -1,6 +1,10 @@
-/** CLI: `tsx demo/runtime/main.ts --port 7777 --host 127.0.0.1 [--sse-interval-ms 50] [--os-id demo-os]` */
+/**
+ * CLI: `tsx demo/runtime/main.ts --port 7777 --host 127.0.0.1 [--sse-interval-ms 50]
+ * [--os-id demo-os] [--agentos 2.9|3.0] [--agno-version 3.0.0a3]`
+ */
 import { parseArgs } from 'node:util'
 import { startAgentRuntime } from './index.js'
+import { isAgentOsLine } from './lines.js'
 
 const { values } = parseArgs({
   options: {
@@ -8,8 +12,16 @@ const { values } = parseArgs({
     port: { type: 'string', default: '7777' },
     'sse-interval-ms': { type: 'string' },
     'os-id': { type: 'string' },
+    agentos: { type: 'string', default: '2.9' },
+    'agno-version': { type: 'string' },
   },
 })
+
+if (!isAgentOsLine(values.agentos)) {
+  console.error(`--agentos must be 2.9 or 3.0, got ${values.agentos}`)
+  process.exit(2)
+}
+const agentos = values.agentos
 
 function integerOption(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined
@@ -28,8 +40,10 @@ const runtime = await startAgentRuntime({
   ...(port === undefined ? {} : { port }),
   ...(sseIntervalMs === undefined ? {} : { sseIntervalMs }),
   ...(values['os-id'] === undefined ? {} : { osId: values['os-id'] }),
+  ...(values['agno-version'] === undefined ? {} : { agnoVersion: values['agno-version'] }),
+  agentos,
 })
-console.log(`AgentOS demo runtime listening on ${runtime.url}`)
+console.log(`AgentOS ${agentos} demo runtime listening on ${runtime.url}`)
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

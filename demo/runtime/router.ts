@@ -62,6 +62,11 @@ export class Router {
     return this
   }
 
+  /** every route, in registration order */
+  routes(): readonly Route[] {
+    return this.#routes
+  }
+
   match(method: string, path: string): RouteMatch {
     const allow: Method[] = []
     for (const route of this.#routes) {

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { AppState } from './context.js'
+import { LINES } from './lines.js'
 import { handleHttpRequest } from './pipeline.js'
 import { buildRouter } from './routes/index.js'
 import { DemoStore } from './store.js'
@@ -10,20 +12,31 @@ import type {
   RecordedRequest,
   RecordedWsConnection,
 } from './types.js'
+import { ComponentCatalog } from './v3/catalog.js'
+import { JobQueue } from './v3/jobs.js'
+import { ScheduleStore } from './v3/schedules.js'
 import { attachWebSockets } from './ws/upgrade.js'
 
 export async function startAgentRuntime(options: AgentRuntimeOptions = {}): Promise<AgentRuntime> {
   const host = options.host ?? '127.0.0.1'
+  const line = options.agentos ?? '2.9'
   const app: AppState = {
     settings: {
       osId: options.osId ?? 'demo-os',
       sseIntervalMs: options.sseIntervalMs ?? 50,
       jsonLimitBytes: options.jsonLimitBytes ?? 1024 * 1024,
       instantiatedAt: Date.now() / 1000,
+      agentos: line,
+      agnoVersion: options.agnoVersion ?? LINES[line].agnoVersion,
+      baseUrl: '',
+      internalServiceToken: randomBytes(24).toString('base64url'),
     },
     store: new DemoStore(),
+    jobs: new JobQueue(),
+    schedules: new ScheduleStore(),
+    catalog: new ComponentCatalog(),
   }
-  const router = buildRouter()
+  const router = buildRouter(line)
   const requests: RecordedRequest[] = []
   const wsConnections: RecordedWsConnection[] = []
   let started = 0
@@ -49,10 +62,11 @@ export async function startAgentRuntime(options: AgentRuntimeOptions = {}): Prom
   })
   const { port } = server.address() as AddressInfo
   const authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
+  app.settings.baseUrl = `http://${authority}`
   let closing: Promise<void> | undefined
 
   return {
-    url: `http://${authority}`,
+    url: app.settings.baseUrl,
     wsUrl: `ws://${authority}`,
     port,
     requests,

@@ -40,6 +40,23 @@ export interface SessionRecord {
   updated_at: number
 }
 
+/** A run's file as 3.0's media storage keeps it, served by `/sessions/{id}/media/{key}`. */
+export interface MediaRef {
+  storage_key: string
+  mime_type: string
+  filename: string
+  size: number
+}
+
+/** What a 3.0 run start records beyond a 2.9 one; shown with the run. */
+export interface V3RunFields {
+  /** the component version the run was pinned to (`version` form field) */
+  version: number | null
+  /** the `Idempotency-Key` header as received */
+  idempotency_key: string | null
+  media: MediaRef[]
+}
+
 export interface RunRecord {
   run_id: string
   family: Family
@@ -51,6 +68,7 @@ export interface RunRecord {
   status: string
   created_at: number
   files: ReceivedFile[]
+  v3?: V3RunFields
 }
 
 /** Memories, learnings and knowledge contents share one loose shape. */
@@ -163,6 +181,7 @@ export function runView(run: RunRecord): JsonObject {
     status: run.status,
     created_at: run.created_at,
     files: run.files,
+    ...run.v3,
   }
 }
 

@@ -57,7 +57,14 @@ export interface AgentRuntime {
   close(): Promise<void>
 }
 
+/** The AgentOS release line the runtime behaves as: 2.9.0, or 3.0.0a3. */
+export type AgentOsLine = '2.9' | '3.0'
+
 export interface AgentRuntimeOptions {
+  /** default '2.9' */
+  agentos?: AgentOsLine
+  /** what `/info` reports as `agno_version`; default '2.9.0' or '3.0.0a3' after the line */
+  agnoVersion?: string
   /** default 127.0.0.1 */
   host?: string
   /** default 0 (ephemeral) */

@@ -7,7 +7,10 @@ import {
 } from '../../demo/runtime/index.js'
 import type { Teardown } from './gateway.js'
 
-/** The demo AgentOS runtime on port 0, closed at teardown. */
+/**
+ * The demo AgentOS runtime on port 0, closed at teardown. It behaves as an open AgentOS 2.9.0;
+ * `{ agentos: '3.0' }` makes it an open AgentOS 3.0.0a3.
+ */
 export async function startRuntime(
   t: Teardown,
   options: AgentRuntimeOptions = {},

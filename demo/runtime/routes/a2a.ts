@@ -128,6 +128,10 @@ export function registerA2aRoutes(router: Router, prefix: string): void {
       .add('POST', `${base}/v1/tasks:get`, (ctx) => getTask(ctx, target(ctx)))
       .add('POST', `${base}/v1/tasks:cancel`, cancelTask)
   }
+}
+
+/** The deprecated dynamic dispatch, which 3.0 removed. */
+export function registerA2aDispatchRoutes(router: Router, prefix: string): void {
   for (const [path, stream] of [
     ['message/send', false],
     ['message/stream', true],

@@ -21,6 +21,19 @@ const GENERIC_ROUTES: [Method, string][] = [
   ['POST', '/traces/search'],
   ['GET', '/traces/{trace_id}'],
   ['GET', '/trace_session_stats'],
+  ['GET', '/approvals'],
+  ['GET', '/approvals/count'],
+  ['GET', '/approvals/{approval_id}'],
+  ['DELETE', '/approvals/{approval_id}'],
+  ['GET', '/approvals/{approval_id}/status'],
+  ['POST', '/approvals/{approval_id}/resolve'],
+  ['POST', '/databases/all/migrate'],
+  ['POST', '/databases/{db_id}/migrate'],
+  ['GET', '/registry'],
+]
+
+/** Schedules, which the 2.9 line does not model (3.0: routes/v3/schedules.ts). */
+export const SCHEDULE_ROUTES: [Method, string][] = [
   ['GET', '/schedules'],
   ['POST', '/schedules'],
   ['GET', '/schedules/{schedule_id}'],
@@ -31,15 +44,10 @@ const GENERIC_ROUTES: [Method, string][] = [
   ['POST', '/schedules/{schedule_id}/trigger'],
   ['GET', '/schedules/{schedule_id}/runs'],
   ['GET', '/schedules/{schedule_id}/runs/{run_id}'],
-  ['GET', '/approvals'],
-  ['GET', '/approvals/count'],
-  ['GET', '/approvals/{approval_id}'],
-  ['DELETE', '/approvals/{approval_id}'],
-  ['GET', '/approvals/{approval_id}/status'],
-  ['POST', '/approvals/{approval_id}/resolve'],
-  ['POST', '/databases/all/migrate'],
-  ['POST', '/databases/{db_id}/migrate'],
-  ['GET', '/registry'],
+]
+
+/** Components, which the 2.9 line does not model (3.0: routes/v3/components.ts). */
+export const COMPONENT_ROUTES: [Method, string][] = [
   ['GET', '/components'],
   ['POST', '/components'],
   ['GET', '/components/{component_id}'],
@@ -64,6 +72,9 @@ export function genericEcho(ctx: RequestContext): void {
   })
 }
 
-export function registerGenericRoutes(router: Router): void {
-  for (const [method, template] of GENERIC_ROUTES) router.add(method, template, genericEcho)
+export function registerGenericRoutes(
+  router: Router,
+  routes: readonly [Method, string][] = GENERIC_ROUTES,
+): void {
+  for (const [method, template] of routes) router.add(method, template, genericEcho)
 }

@@ -58,10 +58,12 @@ async function createRun(ctx: RequestContext, family: Family): Promise<void> {
   else sendJson(ctx.res, 200, runView(run))
 }
 
-export function registerRunRoutes(router: Router): void {
+export type RunStarter = (ctx: RequestContext, family: Family) => Promise<void>
+
+export function registerRunRoutes(router: Router, start: RunStarter = createRun): void {
   for (const family of FAMILIES) {
     router.add('POST', `/${family}/{${FAMILY_INFO[family].idKey}}/runs`, (ctx) =>
-      createRun(ctx, family),
+      start(ctx, family),
     )
   }
 }

@@ -56,6 +56,36 @@ export async function readSse(response: Response, sentAt = Date.now()): Promise<
   return events
 }
 
+export interface Reply {
+  status: number
+  headers: Headers
+  body: unknown
+}
+
+/** One request with an optional JSON body; the answer's body parsed when it is JSON. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const init: RequestInit = { method, headers }
+  if (body instanceof URLSearchParams || body instanceof FormData) init.body = body
+  else if (body !== undefined) {
+    init.body = JSON.stringify(body)
+    init.headers = { 'content-type': 'application/json', ...headers }
+  }
+  const response = await fetch(`${base}${path}`, init)
+  const text = await response.text()
+  const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json')
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: isJson ? JSON.parse(text) : text,
+  }
+}
+
 export function form(fields: Record<string, string>): URLSearchParams {
   return new URLSearchParams(fields)
 }
