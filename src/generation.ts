@@ -99,7 +99,9 @@ export async function createGeneration(
       interfaces: interfaceRoutes(config.interfaces),
     })
     const pipeline = authPipeline(config, mode, shared, jwt, grants, catalogue)
-    const enforcer = await IdentityEnforcer.create(config, mode)
+    const enforcer = await IdentityEnforcer.create(config, mode, {
+      scheduleOwnerHeader: catalogue.catalogue.scheduleOwnerHeader,
+    })
     const inbound: InboundSettings = {
       trustedProxies: new TrustedProxies(config.server.trusted_proxies),
       maxHeadersCount: config.server.max_headers_count,

@@ -17,6 +17,8 @@ import { bodyPinsFor, queryPinsFor, SESSION_ID, USER_ID } from './route-pins.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
 
 const SESSION_ONLY: readonly string[] = [SESSION_ID]
+/** The 3.0 scheduler's executor names a schedule's owner in this header (normalized name). */
+const SCHEDULE_OWNER_HEADER = 'x-schedule-owner'
 const USER_ONLY: readonly string[] = [USER_ID]
 const NOTHING_OBSERVED: readonly string[] = []
 /** Principals whose header plans are kept: far more than are active at once. */
@@ -45,11 +47,16 @@ export class IdentityEnforcer {
   // the accounts themselves (issue 14, target 8).
   readonly #plans = new BoundedMemo<(ForwardPlan | undefined)[], Principal>(MAX_PRINCIPAL_PLANS)
 
+  readonly #scheduleOwnerHeader: boolean
+
+  /** `scheduleOwnerHeader`: the AgentOS line scopes the scheduler to `X-Schedule-Owner` (3.0). */
   constructor(
     config: IdentityConfig,
     authMode: AuthMode | AuthModeSummary,
     signer?: AssertionSigner,
+    scheduleOwnerHeader = false,
   ) {
+    this.#scheduleOwnerHeader = scheduleOwnerHeader
     const assertion = config.identity.assertion
     if (assertion.enabled && signer === undefined)
       throw new Error('identity.assertion is enabled but no signer was given')
@@ -61,6 +68,8 @@ export class IdentityEnforcer {
     this.#credentials = new CredentialHandling(config.auth, config.identity.forward_credentials)
     this.#reportAuthMode = reportAuthMode(typeof authMode === 'string' ? authMode : authMode.mode)
     const names = config.identity.strip_headers.map(normalizeHeaderName)
+    // Only the scheduler's own requests may name a schedule's owner; no client copy goes on.
+    names.push(SCHEDULE_OWNER_HEADER)
     if (assertion.enabled) names.push(normalizeHeaderName(assertion.header))
     this.identityHeaderNames = new Set(names)
   }
@@ -69,7 +78,7 @@ export class IdentityEnforcer {
   static async create(
     config: IdentityConfig,
     authMode: AuthMode | AuthModeSummary,
-    options: { now?: () => number } = {},
+    options: { now?: () => number; scheduleOwnerHeader?: boolean } = {},
   ): Promise<IdentityEnforcer> {
     const assertion = config.identity.assertion
     const signer = assertion.enabled
@@ -85,13 +94,21 @@ export class IdentityEnforcer {
           options,
         )
       : undefined
-    return new IdentityEnforcer(config, authMode, signer)
+    return new IdentityEnforcer(config, authMode, signer, options.scheduleOwnerHeader)
   }
 
   async plan(input: PlanInput): Promise<ForwardPlan> {
     const { principal, method, path } = input
     const uid = principal.userId
-    const scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
+    let scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
+    let runUserId = uid
+    const scheduleOwner = this.#scheduleOwner(principal, input.headers)
+    if (scheduleOwner !== undefined) {
+      // V3-ISO-3: under isolation the scheduler acts as the schedule's owner; otherwise it is
+      // unscoped, and a run keeps the owner the executor wrote into its form.
+      scoped = this.#userIsolation ? scheduleOwner : null
+      runUserId = scoped
+    }
     const identity = input.route.route?.identity
     // A HEAD answer has no body to filter or rewrite.
     const route =
@@ -118,7 +135,7 @@ export class IdentityEnforcer {
       sessionGiven = hasValue(rewrite.observed.get(SESSION_ID))
     }
 
-    const pins = bodyPinsFor(route, principal, scoped, gated && !sessionGiven, observed)
+    const pins = bodyPinsFor(route, principal, scoped, gated && !sessionGiven, observed, runUserId)
     const pinned =
       pins === undefined
         ? undefined
@@ -153,6 +170,23 @@ export class IdentityEnforcer {
     const assertion = await this.signer.assertionFor(principal)
     const inject = [...shared.headers.inject, [this.#assertionHeader, assertion] as const]
     return { ...shared, headers: { ...shared.headers, inject } }
+  }
+
+  /**
+   * The owner the 3.0 scheduler names (`X-Schedule-Owner`, percent-encoded by its executor), null
+   * when it names none; undefined for every other caller and line, for whom the header means nothing.
+   */
+  #scheduleOwner(principal: Principal, headers: IncomingHttpHeaders): string | null | undefined {
+    if (!this.#scheduleOwnerHeader || principal.kind !== 'scheduler') return undefined
+    const value = headers[SCHEDULE_OWNER_HEADER]
+    if (typeof value !== 'string' || value === '') return null
+    try {
+      return decodeURIComponent(value)
+    } catch {
+      throw new GatewayError('BAD_REQUEST', 'Invalid X-Schedule-Owner header', {
+        reason: 'identity.schedule_owner',
+      })
+    }
   }
 
   #refuseForeignLearnings(

@@ -33,7 +33,8 @@ export function queryPinsFor(
 
 /**
  * Which body fields change on this route for this caller (ISO-2, JWT-10): run routes
- * take the caller's own id (admins included) and the JWT `session_id` claim; `POST /sessions`
+ * take `runUserId` (the caller's own id, admins included; null keeps the client's) and the JWT
+ * `session_id` claim; `POST /sessions`
  * the caller's id; memories and learnings writes the scoped id even when absent; elsewhere a
  * scoped caller's `user_id` is replaced where present. Undefined: the body is not read at all.
  */
@@ -43,13 +44,14 @@ export function bodyPinsFor(
   scoped: string | null,
   inspect: boolean,
   observed: readonly string[],
+  runUserId: string | null = principal.userId,
 ): BodyPins | undefined {
   const uid = principal.userId
   let form: readonly FieldPin[] = scoped === null ? NO_PINS : [pin(USER_ID, scoped, false)]
   let json = form
   if (route === 'run' || route === 'run-continue') {
     const runPins: FieldPin[] = []
-    if (uid !== null) runPins.push(pin(USER_ID, uid, true))
+    if (runUserId !== null) runPins.push(pin(USER_ID, runUserId, true))
     if (principal.sessionId !== null) runPins.push(pin(SESSION_ID, principal.sessionId, true))
     form = json = runPins
   } else if (route === 'session-create' && uid !== null) {
