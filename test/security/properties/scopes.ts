@@ -181,7 +181,13 @@ export const scopeProperties = {
     request,
     kind,
     (held, { method, path }, who) => {
-      const decision = decide(authorizers[0] as CatalogueAuthorizer, [...held, ADMIN], method, path, who)
+      const decision = decide(
+        authorizers[0] as CatalogueAuthorizer,
+        [...held, ADMIN],
+        method,
+        path,
+        who,
+      )
       if (decision !== 'all') throw new Error(`admin got ${show(decision)} on ${method} ${path}`)
     },
   ),
