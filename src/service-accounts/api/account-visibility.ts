@@ -1,0 +1,53 @@
+import { GatewayError } from '../../errors.js'
+import { assertUserIdentity } from '../../user-identity.js'
+import type { AgentOsLine } from '../../policy/catalogue/agentos-line.js'
+import { isAdmin, type Principal } from '../../principal.js'
+import type { ListQuery, ServiceAccountRecord } from '../store.js'
+
+export interface AccountVisibilitySettings {
+  readonly line: AgentOsLine
+  readonly adminScope: string
+  readonly userIsolation: boolean
+}
+
+/** The accounts a caller may list and revoke: an owner's plus the workspace-level ones. */
+export type VisibleAccounts = NonNullable<ListQuery['visibleTo']>
+
+/**
+ * Which accounts a caller may list and revoke (SA-6): in 2.9 every account (SA-2, SA-3); in 3.0
+ * every account for an admin or the security key, its own and the workspace-level ones for
+ * anyone else, and a refusal for a caller without a user id under user isolation. Undefined:
+ * every account.
+ */
+export function visibleAccounts(
+  principal: Principal,
+  settings: AccountVisibilitySettings,
+): VisibleAccounts | undefined {
+  if (settings.line === '2.9') return undefined
+  if (principal.scopes === null || isAdmin(principal, settings.adminScope)) return undefined
+  assertUserIdentity(principal, settings.adminScope, settings.userIsolation)
+  return { userId: principal.userId }
+}
+
+/**
+ * SA-6: another owner's account is answered as if it did not exist (no existence leak); a
+ * workspace-level one is refused outright.
+ */
+export function assertMayRevoke(
+  record: ServiceAccountRecord,
+  visible: VisibleAccounts | undefined,
+): void {
+  if (visible === undefined) return
+  if (record.userId === null) {
+    throw new GatewayError('ACCESS_DENIED', 'Cannot revoke a workspace-level service account', {
+      reason: 'service_accounts.workspace_level',
+    })
+  }
+  if (record.userId !== visible.userId) throw accountNotFound(record.id)
+}
+
+export function accountNotFound(id: string): GatewayError {
+  return new GatewayError('NOT_FOUND', `Service account '${id}' not found`, {
+    reason: 'service_accounts.not_found',
+  })
+}
