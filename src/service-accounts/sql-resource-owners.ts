@@ -1,7 +1,7 @@
 import { nullableTextColumn } from './account-row.js'
 import type { StoreOperation } from './metrics.js'
 import type { OwnedResourceKind, RecordedOwner, ResourceOwners } from './resource-owners.js'
-import type { SqlQueryable } from './sql-client.js'
+import { single, type SqlQueryable } from './sql-client.js'
 
 /** Runs one store operation with its metrics and error accounting. */
 export type RunOperation = <T>(operation: StoreOperation, fn: () => Promise<T>) => Promise<T>
@@ -32,9 +32,7 @@ export class SqlResourceOwners implements ResourceOwners {
          RETURNING owner`,
         [kind, id, owner, nowSeconds],
       )
-      const row = rows[0]
-      if (row === undefined) throw new Error('the owner record returned no row')
-      return nullableTextColumn(row, 'owner')
+      return nullableTextColumn(single(rows), 'owner')
     })
   }
 

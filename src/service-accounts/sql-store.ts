@@ -6,7 +6,7 @@ import { runMigrations } from './migrate.js'
 import type { OwnedResourceKind, RecordedOwner, ResourceOwners } from './resource-owners.js'
 import { RevocationFeed, revocationPayload } from './revocation-feed.js'
 import { SqlResourceOwners } from './sql-resource-owners.js'
-import type { SqlClient } from './sql-client.js'
+import { single, type SqlClient } from './sql-client.js'
 import { NameConflictError, StoreUnavailableError } from './store-errors.js'
 import type {
   ListQuery,
@@ -216,12 +216,6 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
       end?.()
     }
   }
-}
-
-function single<T>(rows: readonly T[]): T {
-  const row = rows[0]
-  if (row === undefined) throw new Error('statement returned no row')
-  return row
 }
 
 function isUniqueViolationOf(error: unknown, constraint: string): boolean {

@@ -318,15 +318,22 @@ export function runResourceOwnersContract(t: Test, makeDatabase: MakeSqlContract
     t.teardown(() => store.close())
     return store
   }
-  const fresh = async (t: Test) => {
-    const db = await makeDatabase(t)
-    const store = await open(t, db)
-    await store.migrate()
-    return { db, store }
-  }
+  // Opening a database costs seconds (PGlite), so the tests share one, each with ids of its own;
+  // the test that closes it comes last.
+  let shared:
+    Promise<{ db: SqlContractDatabase; store: ServiceAccountStore & ResourceOwners }> | undefined
+  const database = () =>
+    (shared ??= (async () => {
+      const db = await makeDatabase(t)
+      const store = await open(t, db)
+      await store.migrate()
+      return { db, store }
+    })())
+  /** Another store on the shared database (the same one for PGlite), open until the suite ends. */
+  const another = (db: SqlContractDatabase) => open(t, db)
 
   void t.test('record keeps the first owner; kinds are apart; forget drops a record', async (t) => {
-    const { store } = await fresh(t)
+    const { store } = await database()
     t.same(await store.ownerOf('component', 'c1'), { known: false }, 'unknown before')
     t.equal(await store.record('component', 'c1', 'alice', 1_700_000_000), 'alice')
     t.same(await store.ownerOf('component', 'c1'), { known: true, owner: 'alice' })
@@ -351,7 +358,7 @@ export function runResourceOwnersContract(t: Test, makeDatabase: MakeSqlContract
   })
 
   void t.test('ownersOf answers many ids at once, the recorded ones only', async (t) => {
-    const { store } = await fresh(t)
+    const { store } = await database()
     const odd = ["it's", 'a,b', '{"x":1}', 'ü-ñ', ' spaced ', '']
     for (const [index, id] of odd.entries()) await store.record('component', id, `u${index}`, 1)
     await store.record('component', 'shared', null, 1)
@@ -378,8 +385,8 @@ export function runResourceOwnersContract(t: Test, makeDatabase: MakeSqlContract
   })
 
   void t.test('of concurrent records of one row, from two stores, one owner wins', async (t) => {
-    const { db, store } = await fresh(t)
-    const other = await open(t, db)
+    const { db, store } = await database()
+    const other = await another(db)
     const owners = Array.from({ length: 12 }, (_, index) => `user-${index}`)
     const results = await Promise.all(
       owners.map((owner, index) =>
@@ -409,7 +416,7 @@ export function runResourceOwnersContract(t: Test, makeDatabase: MakeSqlContract
   })
 
   void t.test('a closed store is unavailable for owners too', async (t) => {
-    const { store } = await fresh(t)
+    const { store } = await database()
     await store.close()
     await t.rejects(store.record('component', 'c', 'alice', 1), StoreUnavailableError)
     await t.rejects(store.ownerOf('component', 'c'), StoreUnavailableError)
