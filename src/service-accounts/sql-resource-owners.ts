@@ -1,6 +1,7 @@
 import { nullableTextColumn } from './account-row.js'
 import type { StoreOperation } from './metrics.js'
-import type { OwnedResourceKind, RecordedOwner, ResourceOwners } from './resource-owners.js'
+import type { OwnedResource } from '../policy/catalogue/route-facts.js'
+import type { RecordedOwner, ResourceOwners } from './resource-owners.js'
 import { single, type SqlQueryable } from './sql-client.js'
 
 /** Runs one store operation with its metrics and error accounting. */
@@ -17,7 +18,7 @@ export class SqlResourceOwners implements ResourceOwners {
   }
 
   async record(
-    kind: OwnedResourceKind,
+    kind: OwnedResource,
     id: string,
     owner: string | null,
     nowSeconds: number,
@@ -36,7 +37,7 @@ export class SqlResourceOwners implements ResourceOwners {
     })
   }
 
-  async ownerOf(kind: OwnedResourceKind, id: string): Promise<RecordedOwner> {
+  async ownerOf(kind: OwnedResource, id: string): Promise<RecordedOwner> {
     return this.#run('owner_of', async () => {
       const rows = await this.#client.query(
         'SELECT owner FROM portcullis_resource_owners WHERE kind = $1 AND id = $2',
@@ -50,7 +51,7 @@ export class SqlResourceOwners implements ResourceOwners {
   }
 
   async ownersOf(
-    kind: OwnedResourceKind,
+    kind: OwnedResource,
     ids: readonly string[],
   ): Promise<ReadonlyMap<string, string | null>> {
     if (ids.length === 0) return new Map()
@@ -65,7 +66,7 @@ export class SqlResourceOwners implements ResourceOwners {
     })
   }
 
-  async forget(kind: OwnedResourceKind, id: string): Promise<boolean> {
+  async forget(kind: OwnedResource, id: string): Promise<boolean> {
     return this.#run('forget_owner', async () => {
       const rows = await this.#client.query(
         'DELETE FROM portcullis_resource_owners WHERE kind = $1 AND id = $2 RETURNING id',

@@ -3,7 +3,8 @@ import { ACCOUNT_COLUMNS, integerColumn, parseAccountRow } from './account-row.j
 import { listStatements } from './list-query.js'
 import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
 import { runMigrations } from './migrate.js'
-import type { OwnedResourceKind, RecordedOwner, ResourceOwners } from './resource-owners.js'
+import type { OwnedResource } from '../policy/catalogue/route-facts.js'
+import type { RecordedOwner, ResourceOwners } from './resource-owners.js'
 import { RevocationFeed, revocationPayload } from './revocation-feed.js'
 import { SqlResourceOwners } from './sql-resource-owners.js'
 import { single, type SqlClient } from './sql-client.js'
@@ -152,7 +153,7 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
   }
 
   record(
-    kind: OwnedResourceKind,
+    kind: OwnedResource,
     id: string,
     owner: string | null,
     nowSeconds: number,
@@ -160,18 +161,18 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
     return this.#owners.record(kind, id, owner, nowSeconds)
   }
 
-  ownerOf(kind: OwnedResourceKind, id: string): Promise<RecordedOwner> {
+  ownerOf(kind: OwnedResource, id: string): Promise<RecordedOwner> {
     return this.#owners.ownerOf(kind, id)
   }
 
   ownersOf(
-    kind: OwnedResourceKind,
+    kind: OwnedResource,
     ids: readonly string[],
   ): Promise<ReadonlyMap<string, string | null>> {
     return this.#owners.ownersOf(kind, ids)
   }
 
-  forget(kind: OwnedResourceKind, id: string): Promise<boolean> {
+  forget(kind: OwnedResource, id: string): Promise<boolean> {
     return this.#owners.forget(kind, id)
   }
 

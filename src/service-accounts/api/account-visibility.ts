@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js'
-import { assertUserIdentity } from '../../user-identity.js'
-import type { AgentOsLine } from '../../policy/catalogue/agentos-line.js'
+import { agentosCatalogue, type AgentOsLine } from '../../policy/catalogue/index.js'
+import { missesUserIdentity, missingUserIdentity } from '../../user-identity.js'
 import { isAdmin, type Principal } from '../../principal.js'
 import type { ListQuery, ServiceAccountRecord } from '../store.js'
 
@@ -14,18 +14,20 @@ export interface AccountVisibilitySettings {
 export type VisibleAccounts = NonNullable<ListQuery['visibleTo']>
 
 /**
- * Which accounts a caller may list and revoke (SA-6): in 2.9 every account (SA-2, SA-3); in 3.0
- * every account for an admin or the security key, its own and the workspace-level ones for
- * anyone else, and a refusal for a caller without a user id under user isolation. Undefined:
- * every account.
+ * Which accounts a caller may list and revoke (SA-6): in 2.9 every account (SA-2, SA-3); on a
+ * line whose catalogue says the API is owner-scoped (3.0) every account for an admin or the
+ * security key, its own and the workspace-level ones for anyone else, and a refusal for a caller
+ * without a user id under user isolation. Undefined: every account.
  */
 export function visibleAccounts(
   principal: Principal,
   settings: AccountVisibilitySettings,
 ): VisibleAccounts | undefined {
-  if (settings.line === '2.9') return undefined
+  if (!agentosCatalogue(settings.line).serviceAccountsOwnerScoped) return undefined
   if (principal.scopes === null || isAdmin(principal, settings.adminScope)) return undefined
-  assertUserIdentity(principal, settings.adminScope, settings.userIsolation)
+  if (missesUserIdentity(principal, settings.adminScope, settings.userIsolation)) {
+    throw missingUserIdentity()
+  }
   return { userId: principal.userId }
 }
 

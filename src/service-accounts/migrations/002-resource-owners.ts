@@ -2,7 +2,7 @@ import type { Migration } from './migration.js'
 
 /**
  * Who created an upstream row the open AgentOS cannot record an owner for (OWN-1). `kind` is the
- * gateway's closed list (`OwnedResourceKind`), kept as text so that a new kind needs no
+ * gateway's closed list (`OwnedResource`), kept as text so that a new kind needs no
  * migration; `owner` null is a workspace-level row, as AgentOS's own null `user_id`.
  */
 export const migration002: Migration = {
