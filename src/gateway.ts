@@ -13,6 +13,7 @@ import { UpstreamClient } from './upstream/upstream-client.js'
 import { WebSocketAdmission } from './http/websocket-limits.js'
 import { createLogger, type Logger } from './logger.js'
 import { Metrics } from './metrics.js'
+import type { AgentOsLine } from './policy/catalogue/index.js'
 import { settingName, StartupError } from './startup-error.js'
 import {
   startServiceAccounts,
@@ -23,6 +24,8 @@ export interface GatewayOptions {
   readonly logger?: Logger
   /** Process metrics (event loop, memory) are off in tests that start many gateways. */
   readonly collectProcessMetrics?: boolean
+  /** The AgentOS line whose behaviour the gateway reproduces; 2.9 unless given. */
+  readonly agentOsLine?: AgentOsLine
 }
 
 export interface RunningGateway {
@@ -67,6 +70,7 @@ export async function createGateway(
   options: GatewayOptions = {},
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: config.logging.level })
+  const agentOsLine = options.agentOsLine ?? '2.9'
   const metrics = new Metrics({ collectProcessMetrics: options.collectProcessMetrics ?? true })
   const upstream = new UpstreamClient(config.upstream, (kind) =>
     metrics.upstreamErrors.inc({ kind }),
@@ -95,7 +99,7 @@ export async function createGateway(
   metrics.reportInFlight(() => shared.inFlight.count)
   let current: Generation
   try {
-    current = await createGeneration(config, shared)
+    current = await createGeneration(config, shared, undefined, agentOsLine)
   } catch (error) {
     await Promise.all([upstream.close(), serviceAccounts?.stop()])
     // Keys, key files and identity settings are built here: what fails is the configuration.
@@ -185,6 +189,7 @@ export async function createGateway(
           withRestartOnlyKeysOf(current.config, next),
           shared,
           current,
+          agentOsLine,
         )
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error)

@@ -144,6 +144,8 @@ export async function createGeneration(
         : new ServiceAccountsApi({
             store: serviceAccounts.store,
             grants,
+            line,
+            userIsolation: config.auth.user_isolation,
             logger,
             onRevoked: (tokenHash) => serviceAccounts.revocations.revoked(tokenHash),
           })

@@ -1,5 +1,6 @@
 import { isAdmin, type Principal } from '../principal.js'
 import { GatewayError } from '../errors.js'
+import { missesUserIdentity, missingUserIdentity } from '../user-identity.js'
 import { SINGULAR, type HandlerCheck } from './catalogue/route-facts.js'
 import type { MatchedRoute, ResourceContext, RouteGate } from './catalogue/route-catalogue.js'
 import type { AccessibleIds, Grants } from './grants.js'
@@ -32,7 +33,6 @@ const NO_CHECKS: readonly HandlerCheck[] = Object.freeze([])
 const LISTING_ACTIONS: ReadonlySet<string> = new Set(['read', 'run'])
 // No AgentOS text exists for this Portcullis-only switch; it names no scope because none applies.
 export const UNMAPPED_ROUTE_DENIAL = 'Insufficient permissions. No scope mapping covers this route'
-export const MISSING_USER_IDENTITY = 'Authenticated request is missing a user identity'
 
 /** AUTH-8: who has route scopes and route gates enforced. */
 function enforcementFor(principal: Principal): Enforcement {
@@ -131,26 +131,13 @@ export class Authorizer {
         if (identified && !isAdmin(principal, this.#grants.adminScope)) {
           throw new GatewayError('ACCESS_DENIED', check.detail, { reason: 'rbac.admin_required' })
         }
-      } else if (check.kind === 'identity-required' && this.#missesIdentity(principal)) {
-        throw new GatewayError('ACCESS_DENIED', MISSING_USER_IDENTITY, {
-          reason: 'identity.missing_user',
-        })
+      } else if (
+        check.kind === 'identity-required' &&
+        missesUserIdentity(principal, this.#grants.adminScope, this.#userIsolation)
+      ) {
+        throw missingUserIdentity()
       }
     }
-  }
-
-  /**
-   * V3-ISO-1: under isolation an authenticated caller that is neither an admin nor an unscoped
-   * root (the security key) must have a user id; 2.9 let it through unscoped.
-   */
-  #missesIdentity(principal: Principal): boolean {
-    return (
-      this.#userIsolation &&
-      principal.authenticated &&
-      principal.scopes !== null &&
-      principal.userId === null &&
-      !isAdmin(principal, this.#grants.adminScope)
-    )
   }
 
   /**

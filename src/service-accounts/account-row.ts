@@ -28,6 +28,11 @@ export function integerColumn(row: SqlRow | undefined, column: string): number {
   return epoch(row, column)
 }
 
+/** Parses a text column that may be null. */
+export function nullableTextColumn(row: SqlRow, column: string): string | null {
+  return nullable(row, column, text)
+}
+
 function text(row: SqlRow, column: string): string {
   const value = row[column]
   if (typeof value !== 'string') throw new TypeError(`column ${column} is not text`)

@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js'
 import { describeSystemError, settingName, StartupError } from '../startup-error.js'
 import type { ServiceAccountMetrics } from './metrics.js'
 import type { PgliteSqlClient } from './pglite-client.js'
+import type { ResourceOwners } from './resource-owners.js'
 import { SqlServiceAccountStore } from './sql-store.js'
 import type { ServiceAccountStore } from './store.js'
 import { StoreUnavailableError } from './store-errors.js'
@@ -11,7 +12,8 @@ const DATA_DIR_SETTING = settingName('database.data_dir', 'PORTCULLIS_DATA_DIR')
 const URL_SETTING = settingName('database.url', 'DATABASE_URL')
 
 /**
- * PostgreSQL when `database.url` is set, otherwise the embedded PGlite in `database.data_dir`.
+ * The gateway's store (service accounts and recorded owners): PostgreSQL when `database.url` is
+ * set, otherwise the embedded PGlite in `database.data_dir`.
  * The caller runs `migrate()` before use and `close()` at shutdown. A data directory that cannot
  * be used is a StartupError naming the setting.
  *
@@ -21,7 +23,7 @@ export async function createServiceAccountStore(
   config: Config['database'],
   logger: Logger,
   metrics?: ServiceAccountMetrics,
-): Promise<ServiceAccountStore> {
+): Promise<ServiceAccountStore & ResourceOwners> {
   const url = config.url
   const client =
     url === null

@@ -9,8 +9,6 @@ const ORDER_EXPRESSIONS: Readonly<Record<SortColumn, string>> = {
   expires_at: 'expires_at',
 }
 
-const FILTER = 'WHERE ($1::boolean OR revoked_at IS NULL)'
-
 export interface ListStatements {
   readonly page: { readonly text: string; readonly params: readonly unknown[] }
   readonly count: { readonly text: string; readonly params: readonly unknown[] }
@@ -27,15 +25,28 @@ export function listStatements(query: ListQuery): ListStatements {
     ? ORDER_EXPRESSIONS[query.sortBy]
     : ORDER_EXPRESSIONS.created_at
   const direction = query.sortOrder === 'asc' ? 'ASC' : 'DESC'
+  const { filter, params } = filterOf(query)
+  const paging = params.length
   return {
     page: {
-      text: `SELECT ${ACCOUNT_COLUMNS} FROM portcullis_service_accounts ${FILTER}
-        ORDER BY ${order} ${direction}, id ${direction} LIMIT $2 OFFSET $3`,
-      params: [query.includeRevoked, query.limit, query.offset],
+      text: `SELECT ${ACCOUNT_COLUMNS} FROM portcullis_service_accounts ${filter}
+        ORDER BY ${order} ${direction}, id ${direction} LIMIT $${paging + 1} OFFSET $${paging + 2}`,
+      params: [...params, query.limit, query.offset],
     },
     count: {
-      text: `SELECT count(*) AS total FROM portcullis_service_accounts ${FILTER}`,
-      params: [query.includeRevoked],
+      text: `SELECT count(*) AS total FROM portcullis_service_accounts ${filter}`,
+      params,
     },
+  }
+}
+
+/** The WHERE clause of a list, the same for its page and its count, and its parameters. */
+function filterOf(query: ListQuery): { filter: string; params: unknown[] } {
+  const revoked = '($1::boolean OR revoked_at IS NULL)'
+  if (query.visibleTo === undefined)
+    return { filter: `WHERE ${revoked}`, params: [query.includeRevoked] }
+  return {
+    filter: `WHERE ${revoked} AND (user_id IS NULL OR user_id = $2::text)`,
+    params: [query.includeRevoked, query.visibleTo.userId],
   }
 }

@@ -30,3 +30,10 @@ export function listenStatement(channel: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new TypeError(`bad channel name ${channel}`)
   return `LISTEN "${channel}"`
 }
+
+/** The one row a statement such as `INSERT … RETURNING` gives. */
+export function single<T>(rows: readonly T[]): T {
+  const row = rows[0]
+  if (row === undefined) throw new Error('statement returned no row')
+  return row
+}

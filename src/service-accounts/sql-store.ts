@@ -3,8 +3,11 @@ import { ACCOUNT_COLUMNS, integerColumn, parseAccountRow } from './account-row.j
 import { listStatements } from './list-query.js'
 import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
 import { runMigrations } from './migrate.js'
+import type { OwnedResource } from '../policy/catalogue/route-facts.js'
+import type { RecordedOwner, ResourceOwners } from './resource-owners.js'
 import { RevocationFeed, revocationPayload } from './revocation-feed.js'
-import type { SqlClient } from './sql-client.js'
+import { SqlResourceOwners } from './sql-resource-owners.js'
+import { single, type SqlClient } from './sql-client.js'
 import { NameConflictError, StoreUnavailableError } from './store-errors.js'
 import type {
   ListQuery,
@@ -26,11 +29,15 @@ export interface SqlStoreDeps {
   readonly metrics?: ServiceAccountMetrics
 }
 
-/** The service-account store in SQL, the same for PostgreSQL (`pg`) and PGlite. */
-export class SqlServiceAccountStore implements ServiceAccountStore {
+/**
+ * The gateway's store in SQL, the same for PostgreSQL (`pg`) and PGlite: service accounts and
+ * the owners of upstream rows (OWN-1), in one database.
+ */
+export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwners {
   readonly #client: SqlClient
   readonly #deps: SqlStoreDeps
   readonly #feed: RevocationFeed
+  readonly #owners: SqlResourceOwners
   #listening: Promise<void> | undefined
   #closed = false
 
@@ -38,6 +45,7 @@ export class SqlServiceAccountStore implements ServiceAccountStore {
     this.#client = client
     this.#deps = deps
     this.#feed = new RevocationFeed(deps.logger, deps.metrics)
+    this.#owners = new SqlResourceOwners(client, (operation, fn) => this.#run(operation, fn))
   }
 
   async migrate(): Promise<MigrationResult> {
@@ -144,6 +152,30 @@ export class SqlServiceAccountStore implements ServiceAccountStore {
     return this.#feed.addGap(listener)
   }
 
+  record(
+    kind: OwnedResource,
+    id: string,
+    owner: string | null,
+    nowSeconds: number,
+  ): Promise<string | null> {
+    return this.#owners.record(kind, id, owner, nowSeconds)
+  }
+
+  ownerOf(kind: OwnedResource, id: string): Promise<RecordedOwner> {
+    return this.#owners.ownerOf(kind, id)
+  }
+
+  ownersOf(
+    kind: OwnedResource,
+    ids: readonly string[],
+  ): Promise<ReadonlyMap<string, string | null>> {
+    return this.#owners.ownersOf(kind, ids)
+  }
+
+  forget(kind: OwnedResource, id: string): Promise<boolean> {
+    return this.#owners.forget(kind, id)
+  }
+
   async ping(): Promise<void> {
     await this.#run('ping', () => this.#client.query('SELECT 1'))
   }
@@ -185,12 +217,6 @@ export class SqlServiceAccountStore implements ServiceAccountStore {
       end?.()
     }
   }
-}
-
-function single<T>(rows: readonly T[]): T {
-  const row = rows[0]
-  if (row === undefined) throw new Error('statement returned no row')
-  return row
 }
 
 function isUniqueViolationOf(error: unknown, constraint: string): boolean {

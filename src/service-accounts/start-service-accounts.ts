@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
 import { createServiceAccountStore, explainStoreStartFailure } from './create-store.js'
 import { createServiceAccountMetrics } from './metrics.js'
+import type { ResourceOwners } from './resource-owners.js'
 import { RevocationHub } from './revocation-hub.js'
 import { ServiceAccountVerifier } from './service-account-verifier.js'
 import type { ServiceAccountStore } from './store.js'
@@ -10,6 +11,8 @@ import type { ServiceAccountStore } from './store.js'
 /** The running service-account subsystem: its store (migrated), revocations and verifier. */
 export interface ServiceAccounts {
   readonly store: ServiceAccountStore
+  /** The owners of upstream rows the gateway records (OWN-1), in the same database. */
+  readonly owners: ResourceOwners
   readonly verifier: ServiceAccountVerifier
   /** Every revocation, this replica's and the others', for whatever must act on it. */
   readonly revocations: RevocationHub
@@ -38,6 +41,7 @@ export async function startServiceAccounts(
     await revocations.start()
     return {
       store,
+      owners: store,
       verifier,
       revocations,
       async stop() {

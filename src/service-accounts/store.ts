@@ -36,6 +36,12 @@ export interface ListQuery {
   readonly sortBy: SortColumn
   readonly sortOrder: 'asc' | 'desc'
   readonly includeRevoked: boolean
+  /**
+   * Only the accounts of this owner plus the workspace-level ones (`user_id` null), as AgentOS
+   * 3.0 lists them to a non-admin (SA-6); a null `userId` leaves the workspace-level ones only.
+   * Absent: every account.
+   */
+  readonly visibleTo?: { readonly userId: string | null }
 }
 
 export interface ListResult {

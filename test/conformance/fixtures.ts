@@ -11,6 +11,7 @@ import type { AgentRuntime, RecordedRequest } from '../../demo/runtime/index.js'
 import {
   startGateway,
   type ConfigInput,
+  type StartOptions,
   type Teardown,
   type TestGateway,
 } from '../helpers/gateway.js'
@@ -113,8 +114,9 @@ export async function stack(
   runtime: AgentRuntime,
   config: ConfigInput,
   env: Record<string, string> = {},
+  options: StartOptions = {},
 ): Promise<Stack> {
-  const gateway = await startGateway(t, { ...config, upstream: { url: runtime.url } }, env)
+  const gateway = await startGateway(t, { ...config, upstream: { url: runtime.url } }, env, options)
   return {
     gateway,
     runtime,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
-import { MIGRATIONS } from '../../src/service-accounts/migrations/index.js'
+import { migration001 } from '../../src/service-accounts/migrations/001-service-accounts.js'
+import { MIGRATIONS, type Migration } from '../../src/service-accounts/migrations/index.js'
+import type { ResourceOwners } from '../../src/service-accounts/resource-owners.js'
 import {
   NameConflictError,
   StoreUnavailableError,
@@ -20,6 +22,15 @@ export interface ContractDatabase {
 }
 
 export type MakeContractDatabase = (t: Test) => Promise<ContractDatabase>
+
+/** A database of a real store, which also records owners and can be left at an older schema. */
+export interface SqlContractDatabase extends ContractDatabase {
+  open(): Promise<ServiceAccountStore & ResourceOwners>
+  /** Applies only these migrations, on a connection of its own closed again; before `open`. */
+  migrateOnly(migrations: readonly Migration[]): Promise<void>
+}
+
+export type MakeSqlContractDatabase = (t: Test) => Promise<SqlContractDatabase>
 
 export function newAccount(overrides: Partial<NewServiceAccount> = {}): NewServiceAccount {
   const { hash, prefix } = mintToken()
@@ -207,6 +218,21 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
     )
     const active = await names({ includeRevoked: false })
     t.same(active, { order: ['B', 'D', 'C', 'A'], total: 4 })
+
+    // SA-6: an owner's accounts plus the workspace-level ones; counts are of that set.
+    const of = (userId: string | null, query: Partial<ListQuery> = {}) =>
+      names({ ...query, visibleTo: { userId } }).then(({ order, total }) => ({
+        order: order.join(''),
+        total,
+      }))
+    t.same(await of('alice'), { order: 'DCAE', total: 4 }, 'alice: A, D and shared C, E')
+    t.same(await of('bob'), { order: 'BCE', total: 3 })
+    t.same(await of('alice', { includeRevoked: false }), { order: 'DCA', total: 3 })
+    t.same(await of('alice', { limit: 2, offset: 2 }), { order: 'AE', total: 4 }, 'paged')
+    t.same(await of('alice', { sortBy: 'name', sortOrder: 'asc' }), { order: 'DCAE', total: 4 })
+    t.same(await of(null), { order: 'CE', total: 2 }, 'no owner: the shared ones only')
+    t.same(await of('nobody'), { order: 'CE', total: 2 })
+    t.same(await of("x' OR '1'='1"), { order: 'CE', total: 2 }, 'a value, never SQL')
   })
 
   void t.test('revocations reach subscribers of every store on the database', async (t) => {
@@ -247,15 +273,23 @@ const LIST_DEFAULTS: ListQuery = {
 
 /**
  * Five accounts with ties and nulls. Names compare bytewise: `a-c` < `a_b` < `ab`. E is revoked.
+ * A and D are alice's, B bob's, C and E workspace-level.
  * Returns id → letter.
  */
 async function seedListFixture(store: ServiceAccountStore): Promise<Map<string, string>> {
   const rows = [
-    { letter: 'A', name: 'delta', createdAt: 100, expiresAt: 500, lastUsedAt: null },
-    { letter: 'B', name: 'a_b', createdAt: 300, expiresAt: null, lastUsedAt: 50 },
-    { letter: 'C', name: 'ab', createdAt: 200, expiresAt: 400, lastUsedAt: null },
-    { letter: 'D', name: 'a-c', createdAt: 200, expiresAt: 500, lastUsedAt: 70 },
-    { letter: 'E', name: 'echo', createdAt: 50, expiresAt: null, lastUsedAt: 60 },
+    {
+      letter: 'A',
+      name: 'delta',
+      createdAt: 100,
+      expiresAt: 500,
+      lastUsedAt: null,
+      userId: 'alice',
+    },
+    { letter: 'B', name: 'a_b', createdAt: 300, expiresAt: null, lastUsedAt: 50, userId: 'bob' },
+    { letter: 'C', name: 'ab', createdAt: 200, expiresAt: 400, lastUsedAt: null, userId: null },
+    { letter: 'D', name: 'a-c', createdAt: 200, expiresAt: 500, lastUsedAt: 70, userId: 'alice' },
+    { letter: 'E', name: 'echo', createdAt: 50, expiresAt: null, lastUsedAt: 60, userId: null },
   ]
   const ids = new Map<string, string>()
   for (const [index, row] of rows.entries()) {
@@ -263,10 +297,130 @@ async function seedListFixture(store: ServiceAccountStore): Promise<Map<string, 
     const id = `00000000-0000-4000-8000-00000000000${index + 1}`
     ids.set(id, row.letter)
     await store.create(
-      newAccount({ id, name: row.name, createdAt: row.createdAt, expiresAt: row.expiresAt }),
+      newAccount({
+        id,
+        name: row.name,
+        createdAt: row.createdAt,
+        expiresAt: row.expiresAt,
+        userId: row.userId,
+      }),
     )
     if (row.lastUsedAt !== null) await store.touchLastUsed(id, row.lastUsedAt)
   }
   await store.revoke('00000000-0000-4000-8000-000000000005', 1_000)
   return ids
+}
+
+/** The suite of the owner records (OWN-1), for the SQL store on both drivers. */
+export function runResourceOwnersContract(t: Test, makeDatabase: MakeSqlContractDatabase): void {
+  const open = async (t: Test, db: SqlContractDatabase) => {
+    const store = await db.open()
+    t.teardown(() => store.close())
+    return store
+  }
+  // Opening a database costs seconds (PGlite), so the tests share one, each with ids of its own;
+  // the test that closes it comes last.
+  let shared:
+    Promise<{ db: SqlContractDatabase; store: ServiceAccountStore & ResourceOwners }> | undefined
+  const database = () =>
+    (shared ??= (async () => {
+      const db = await makeDatabase(t)
+      const store = await open(t, db)
+      await store.migrate()
+      return { db, store }
+    })())
+  /** Another store on the shared database (the same one for PGlite), open until the suite ends. */
+  const another = (db: SqlContractDatabase) => open(t, db)
+
+  void t.test('record keeps the first owner; kinds are apart; forget drops a record', async (t) => {
+    const { store } = await database()
+    t.same(await store.ownerOf('component', 'c1'), { known: false }, 'unknown before')
+    t.equal(await store.record('component', 'c1', 'alice', 1_700_000_000), 'alice')
+    t.same(await store.ownerOf('component', 'c1'), { known: true, owner: 'alice' })
+    t.equal(await store.record('component', 'c1', 'bob', 1_700_000_100), 'alice', 'first wins')
+    t.equal(await store.record('component', 'c1', null, 1_700_000_100), 'alice')
+    t.same(await store.ownerOf('component', 'c1'), { known: true, owner: 'alice' })
+
+    t.equal(await store.record('schedule', 's1', null, 1_700_000_000), null, 'workspace-level')
+    t.same(await store.ownerOf('schedule', 's1'), { known: true, owner: null })
+    t.equal(await store.record('schedule', 's1', 'mallory', 1_700_000_100), null, 'stays shared')
+
+    await store.record('knowledge_content', 'c1', 'bob', 1)
+    t.same(await store.ownerOf('knowledge_content', 'c1'), { known: true, owner: 'bob' })
+    t.same(await store.ownerOf('component', 'c1'), { known: true, owner: 'alice' }, 'kinds apart')
+    t.same(await store.ownerOf('schedule', 'c1'), { known: false })
+
+    t.equal(await store.forget('component', 'c1'), true)
+    t.equal(await store.forget('component', 'c1'), false, 'nothing left to forget')
+    t.same(await store.ownerOf('component', 'c1'), { known: false })
+    t.same(await store.ownerOf('knowledge_content', 'c1'), { known: true, owner: 'bob' })
+    t.equal(await store.record('component', 'c1', 'carol', 2), 'carol', 'recorded anew')
+  })
+
+  void t.test('ownersOf answers many ids at once, the recorded ones only', async (t) => {
+    const { store } = await database()
+    const odd = ["it's", 'a,b', '{"x":1}', 'ü-ñ', ' spaced ', '']
+    for (const [index, id] of odd.entries()) await store.record('component', id, `u${index}`, 1)
+    await store.record('component', 'shared', null, 1)
+    await store.record('schedule', 'other-kind', 'carol', 1)
+    const found = await store.ownersOf('component', [
+      ...odd,
+      'shared',
+      'unknown',
+      'other-kind',
+      "it's",
+    ])
+    t.same(
+      [...found.entries()].sort(([a], [b]) => (a < b ? -1 : 1)),
+      [...odd.map((id, index) => [id, `u${index}`] as const), ['shared', null] as const].sort(
+        ([a], [b]) => (a < b ? -1 : 1),
+      ),
+      'ids taken literally; unknown ids and other kinds absent; duplicates harmless',
+    )
+    t.same([...(await store.ownersOf('component', [])).entries()], [], 'no ids, no rows')
+    const many = Array.from({ length: 2_000 }, (_, index) => `bulk-${index}`)
+    for (const id of many.slice(0, 5)) await store.record('component', id, 'dave', 1)
+    const page = await store.ownersOf('component', many)
+    t.same([...page.keys()].sort(), many.slice(0, 5).sort(), 'a long list in one query')
+  })
+
+  void t.test('of concurrent records of one row, from two stores, one owner wins', async (t) => {
+    const { db, store } = await database()
+    const other = await another(db)
+    const owners = Array.from({ length: 12 }, (_, index) => `user-${index}`)
+    const results = await Promise.all(
+      owners.map((owner, index) =>
+        (index % 2 === 0 ? store : other).record('component', 'raced', owner, 1),
+      ),
+    )
+    const winner = results[0] ?? null
+    t.ok(winner !== null && owners.includes(winner), 'one of the writers')
+    t.same(new Set(results), new Set([winner]), 'every writer is told the same owner')
+    t.same(await other.ownerOf('component', 'raced'), { known: true, owner: winner })
+  })
+
+  void t.test('a store at migration 001 upgrades, its accounts kept', async (t) => {
+    const db = await makeDatabase(t)
+    await db.migrateOnly([migration001])
+    const store = await open(t, db)
+    const account = await store.create(newAccount())
+    await t.rejects(store.ownerOf('component', 'c1'), 'no owner table before 002')
+    t.same(
+      await store.migrate(),
+      { applied: MIGRATIONS.slice(1).map((migration) => migration.version) },
+      'only the newer migrations run',
+    )
+    t.same(await store.findById(account.id), { ...account, lastUsedAt: null, revokedAt: null })
+    t.equal(await store.record('component', 'c1', 'alice', 1), 'alice')
+    t.same(await store.migrate(), { applied: [] }, 'idempotent')
+  })
+
+  void t.test('a closed store is unavailable for owners too', async (t) => {
+    const { store } = await database()
+    await store.close()
+    await t.rejects(store.record('component', 'c', 'alice', 1), StoreUnavailableError)
+    await t.rejects(store.ownerOf('component', 'c'), StoreUnavailableError)
+    await t.rejects(store.ownersOf('component', ['c']), StoreUnavailableError)
+    await t.rejects(store.forget('component', 'c'), StoreUnavailableError)
+  })
 }

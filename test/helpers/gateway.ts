@@ -4,6 +4,7 @@ import { parseConfig } from '../../src/config/load.js'
 import type { Config } from '../../src/config/schema.js'
 import { createGateway, type Gateway, type RunningGateway } from '../../src/gateway.js'
 import { createLogger } from '../../src/logger.js'
+import type { AgentOsLine } from '../../src/policy/catalogue/agentos-line.js'
 import { freshEmbeddedDataDir } from './embedded-store.js'
 import { LogCapture } from './log-capture.js'
 
@@ -41,6 +42,8 @@ export function testConfig(input: ConfigInput, env: Record<string, string> = {})
 export interface StartOptions {
   /** Process metrics are off unless a test is about them. */
   readonly collectProcessMetrics?: boolean
+  /** The AgentOS line the gateway reproduces; the gateway's default unless given. */
+  readonly agentOsLine?: AgentOsLine
 }
 
 /** Starts a real gateway on port 0 (and its admin listener), stopped at teardown. */
@@ -56,6 +59,7 @@ export async function startGateway(
   const gateway = await createGateway(config, {
     logger,
     collectProcessMetrics: options.collectProcessMetrics ?? false,
+    ...(options.agentOsLine === undefined ? {} : { agentOsLine: options.agentOsLine }),
   })
   const running = await gateway.start()
   let stopped = false

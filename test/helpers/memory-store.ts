@@ -80,6 +80,12 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     const direction = query.sortOrder === 'asc' ? 1 : -1
     const rows = [...this.#accounts.values()]
       .filter((account) => query.includeRevoked || account.revokedAt === null)
+      .filter(
+        (account) =>
+          query.visibleTo === undefined ||
+          account.userId === null ||
+          account.userId === query.visibleTo.userId,
+      )
       .sort((a, b) => direction * (compare(a[field], b[field]) || compare(a.id, b.id)))
     return { rows: rows.slice(query.offset, query.offset + query.limit), total: rows.length }
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { isAdmin, type Principal } from '../../principal.js'
 import { GatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
+import type { AgentOsLine } from '../../policy/catalogue/agentos-line.js'
 import type { Grants } from '../../policy/grants.js'
 import {
   DEFAULT_TOKEN_SCOPES,
@@ -14,6 +15,12 @@ import { STORE_RETRY_AFTER_SECONDS } from '../verification-errors.js'
 import type { ServiceAccountStore } from '../store.js'
 import { mintToken } from '../token-format.js'
 import { accountResponse } from './account-response.js'
+import {
+  accountNotFound,
+  assertMayRevoke,
+  visibleAccounts,
+  type VisibleAccounts,
+} from './account-visibility.js'
 import { parseListParams } from './list-params.js'
 import { parseMintRequest } from './mint-request.js'
 
@@ -26,6 +33,10 @@ export interface ServiceAccountsApiDeps {
   readonly store: ServiceAccountStore
   /** What scopes grant, under the configured admin scope. */
   readonly grants: Grants
+  /** The AgentOS line whose list and revoke rules apply (SA-6). */
+  readonly line: AgentOsLine
+  /** `auth.user_isolation`. */
+  readonly userIsolation: boolean
   readonly logger: Logger
   /** Called with the token hash of a revoked account, so this replica stops accepting it at once. */
   readonly onRevoked: (tokenHash: string) => void
@@ -125,7 +136,10 @@ export class ServiceAccountsApi {
     }
   }
 
-  /** SA-2, with Portcullis's rule that listing always needs a credential able to manage accounts. */
+  /**
+   * SA-2, with Portcullis's rule that listing always needs a credential able to manage accounts;
+   * in 3.0 filtered by owner (SA-6).
+   */
   async list(principal: Principal, query: URLSearchParams): Promise<ApiResponse> {
     this.#assertManager(principal, 'service_accounts:read')
     const parsed = parseListParams(query)
@@ -134,7 +148,9 @@ export class ServiceAccountsApi {
         reason: 'service_accounts.validation',
       })
     const params = parsed.value
-    const result = await this.#store(() => this.#deps.store.list(params))
+    const visibleTo = this.#visible(principal)
+    const listing = visibleTo === undefined ? params : { ...params, visibleTo }
+    const result = await this.#store(() => this.#deps.store.list(listing))
     return {
       status: 200,
       body: {
@@ -150,16 +166,17 @@ export class ServiceAccountsApi {
     }
   }
 
-  /** SA-3: 204 for active and already revoked accounts, 404 for unknown ids. */
+  /**
+   * SA-3: 204 for active and already revoked accounts, 404 for unknown ids; in 3.0 only the
+   * caller's own accounts (SA-6).
+   */
   async revoke(principal: Principal, id: string): Promise<ApiResponse> {
     this.#assertManager(principal, 'service_accounts:delete')
+    const visible = this.#visible(principal)
     const store = this.#deps.store
     const record = await this.#store(() => store.findById(id))
-    if (record === null) {
-      throw new GatewayError('NOT_FOUND', `Service account '${id}' not found`, {
-        reason: 'service_accounts.not_found',
-      })
-    }
+    if (record === null) throw accountNotFound(id)
+    assertMayRevoke(record, visible)
     if (record.revokedAt === null) {
       const outcome = await this.#store(() => store.revoke(id, Math.floor(this.#now() / 1000)))
       if (outcome === 'not_found') {
@@ -194,6 +211,14 @@ export class ServiceAccountsApi {
         },
       )
     }
+  }
+
+  #visible(principal: Principal): VisibleAccounts | undefined {
+    return visibleAccounts(principal, {
+      line: this.#deps.line,
+      adminScope: this.#deps.grants.adminScope,
+      userIsolation: this.#deps.userIsolation,
+    })
   }
 
   async #store<T>(operation: () => Promise<T>): Promise<T> {

@@ -4,6 +4,11 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { createLogger } from '../../../src/logger.js'
+import { runMigrations } from '../../../src/service-accounts/migrate.js'
+import { migration001 } from '../../../src/service-accounts/migrations/001-service-accounts.js'
+import { MIGRATIONS } from '../../../src/service-accounts/migrations/index.js'
+import { PgSqlClient } from '../../../src/service-accounts/pg-client.js'
 import { Child, childEnv, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
 import { startGateway, type Teardown } from '../../helpers/gateway.js'
 import { postgresSkipReason, startPostgres } from '../../helpers/postgres.js'
@@ -213,10 +218,30 @@ void t.test('migrate applies the schema once', { skip: postgresSkipReason() }, a
   const env = { DATABASE_URL: postgres.url, OS_SECURITY_KEY: 'k' }
   const first = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(first.code, 0, first.stderr)
-  t.match(first.stdout, /^Applied: 001/)
+  t.equal(first.stdout, `Applied: ${MIGRATIONS.map((migration) => migration.version).join(', ')}`)
   const second = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(second.code, 0, second.stderr)
   t.equal(second.stdout, 'Schema is up to date.')
+
+  const older = await postgres.createDatabase()
+  const client = new PgSqlClient(
+    {
+      url: older,
+      data_dir: 'unused',
+      pool_max: 1,
+      connect_timeout_ms: 5_000,
+      query_timeout_ms: 5_000,
+    },
+    createLogger({ level: 'silent' }),
+  )
+  await runMigrations(client, [migration001])
+  await client.close()
+  const upgrade = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], {
+    ...env,
+    DATABASE_URL: older,
+  })
+  t.equal(upgrade.code, 0, upgrade.stderr)
+  t.equal(upgrade.stdout, 'Applied: 002', 'a database at 001 gets the owner table')
 })
 
 void t.test('migrate initialises an empty embedded store, schema included', async (t) => {

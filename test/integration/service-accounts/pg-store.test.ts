@@ -2,6 +2,9 @@ import t, { type Test } from 'tap'
 import type { Config } from '../../../src/config/schema.js'
 import { createLogger } from '../../../src/logger.js'
 import { createServiceAccountStore } from '../../../src/service-accounts/create-store.js'
+import { runMigrations } from '../../../src/service-accounts/migrate.js'
+import { PgSqlClient } from '../../../src/service-accounts/pg-client.js'
+import type { ResourceOwners } from '../../../src/service-accounts/resource-owners.js'
 import { ServiceAccountVerifier } from '../../../src/service-accounts/service-account-verifier.js'
 import { StoreUnavailableError } from '../../../src/service-accounts/store-errors.js'
 import type { ServiceAccountStore } from '../../../src/service-accounts/store.js'
@@ -9,7 +12,9 @@ import { mintToken } from '../../../src/service-accounts/token-format.js'
 import {
   newAccount,
   nextRevocation,
+  runResourceOwnersContract,
   runStoreContract,
+  type SqlContractDatabase,
 } from '../../contract/service-account-store.js'
 import { LogCapture } from '../../helpers/log-capture.js'
 import {
@@ -36,7 +41,7 @@ async function openStore(
   t: Teardown,
   url: string,
   logs = new LogCapture(),
-): Promise<ServiceAccountStore> {
+): Promise<ServiceAccountStore & ResourceOwners> {
   const logger = createLogger({ level: 'warn', destination: logs })
   const store = await createServiceAccountStore(databaseConfig(url), logger)
   t.teardown(() => store.close())
@@ -55,11 +60,26 @@ async function elapsed<T>(promise: Promise<T>): Promise<{ ms: number; error: unk
 // One server for the file; the groups run in order and each leaves it running.
 void t.test('PostgreSQL', { skip }, async (t) => {
   const server = await startPostgres(t)
+  const database = async (t: Test): Promise<SqlContractDatabase> => {
+    const url = await server.createDatabase()
+    return {
+      open: () => openStore(t, url),
+      async migrateOnly(migrations) {
+        const logger = createLogger({ level: 'warn', destination: new LogCapture() })
+        const client = new PgSqlClient({ ...databaseConfig(url), url }, logger)
+        try {
+          await runMigrations(client, migrations)
+        } finally {
+          await client.close()
+        }
+      },
+    }
+  }
   void t.test('the store contract', async (t) => {
-    runStoreContract(t, async (t) => {
-      const url = await server.createDatabase()
-      return { open: () => openStore(t, url) }
-    })
+    runStoreContract(t, database)
+  })
+  void t.test('the owner records', async (t) => {
+    runResourceOwnersContract(t, database)
   })
   void t.test('outages are bounded and reported as unavailable', (t) => outages(t, server))
   void t.test('the LISTEN connection comes back after a restart', (t) => relisten(t, server))

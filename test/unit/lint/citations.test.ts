@@ -16,7 +16,7 @@ const OUTSIDE = [
   /\bchecklist \d+/i,
 ]
 const CITED =
-  /\b(AUTH|CONF|PATH|JWT|TOKEN|PAT|ROUTE|SCOPE|RBAC|MINT|SA|ISO|IDENT|INFO|MCP|A2A|AGUI|WS|DISC|FORM|HEAD)-\d+\b(?!-)/g
+  /\b(AUTH|CONF|PATH|JWT|TOKEN|PAT|ROUTE|SCOPE|RBAC|MINT|SA|ISO|IDENT|INFO|MCP|A2A|AGUI|WS|DISC|FORM|HEAD|OWN)-\d+\b(?!-)/g
 
 function sources(): string[] {
   return ['src/', 'test/'].flatMap((dir) =>

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MISSING_USER_IDENTITY } from '../../../src/policy/authorizer.js'
+import { MISSING_USER_IDENTITY } from '../../../src/user-identity.js'
 import { QUEUE_ADMIN_REQUIRED } from '../../../src/policy/catalogue/agentos-3.0.js'
 import { AGENTOS_LINES, agentosCatalogue } from '../../../src/policy/catalogue/index.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
@@ -123,6 +123,7 @@ void t.test('3.0 under isolation: a caller without a user id is refused (V3-ISO-
   const missing = deniedWith(MISSING_USER_IDENTITY)
   t.same(decide(anonymousJwt, 'GET', '/sessions', isolated), missing)
   t.same(decide(anonymousJwt, 'POST', '/agents/a1/runs', isolated), missing)
+  t.same(decide({ ...anonymousJwt, userId: '' }, 'GET', '/sessions', isolated), missing, 'sub ""')
   t.same(decide(anonymousJwt, 'GET', '/agents', isolated), allowed('all'), 'not on listings')
   t.same(
     decide({ ...anonymousJwt, scopes: [] }, 'GET', '/sessions', isolated),

@@ -55,9 +55,9 @@ void t.test('an empty directory is initialised from it, migrated and private', a
     [],
     `every migration is in the template (${MIGRATIONS.length}); else npm run gen:store-template`,
   )
-  t.same(await client.query('SELECT count(*)::int AS n FROM portcullis_service_accounts'), [
-    { n: 0 },
-  ])
+  for (const table of ['portcullis_service_accounts', 'portcullis_resource_owners']) {
+    t.same(await client.query(`SELECT count(*)::int AS n FROM ${table}`), [{ n: 0 }], table)
+  }
   const modes = new Set(
     [...tree(dataDir).values()].map((entry) =>
       entry.startsWith('dir') ? entry : entry.split(' ')[0],
