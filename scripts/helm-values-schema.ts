@@ -165,8 +165,12 @@ export function helmValuesSchema(): Schema {
         maxUnavailable: { type: ['integer', 'string'] },
       }),
       resources: kubernetes('Container resources.'),
-      podSecurityContext: kubernetes('Pod securityContext (ingress mode).'),
-      securityContext: kubernetes('Container securityContext.'),
+      podSecurityContext: kubernetes(
+        'Pod securityContext (ingress mode): fsGroup of the data volume.',
+      ),
+      securityContext: kubernetes(
+        'Container securityContext, with the user: the sidecar changes nothing pod-wide.',
+      ),
       probes: object('Probe timings (paths and ports are fixed).', {
         liveness: probe('/healthz.'),
         readiness: probe('/readyz.'),
@@ -229,16 +233,25 @@ export function helmValuesSchema(): Schema {
         backend: object('The AgentOS pods (ingress mode).', {
           podSelector: labels('Their labels (required when enabled).'),
           namespace: string('Their namespace; empty: the release namespace.'),
-          port: port('The AgentOS port.'),
+          port: port('The AgentOS port (in sidecar mode, the port the pod never admits).'),
           extraFrom: kubernetesList('Other peers allowed to reach AgentOS.'),
         }),
-        egress: object('The gateway’s own egress.', {
+        otherPorts: {
+          type: 'string',
+          enum: ['open', 'closed'],
+          description:
+            'Sidecar mode: the AgentOS pods’ other ports. open: admitted from anywhere (AgentOS’s port stays closed); closed: only what other policies admit.',
+        },
+        egress: object('The gateway’s own egress (ingress mode).', {
           restrict: boolean('Only DNS, the backend and `to`.'),
           to: kubernetesList('More egress rules (e.g. PostgreSQL).'),
         }),
       }),
       sidecar: object('Sidecar mode.', {
         podSelector: labels('Labels of the AgentOS pods carrying Portcullis (required).'),
+        native: boolean(
+          'A native sidecar (init container with restartPolicy: Always, Kubernetes 1.29+); false: an ordinary container.',
+        ),
       }),
       metrics: object('Monitoring.', {
         serviceMonitor: object('prometheus-operator ServiceMonitor.', {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { BUILT_MAIN, buildGateway } from './built-gateway.mjs'
 import type { Teardown } from './gateway.js'
 import { waitFor, within } from './wait.js'
 
@@ -26,23 +27,28 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra }
 }
 
-/** A child process whose output is collected line by line, killed at teardown if still running. */
+/**
+ * The test runner hooks every process a test starts (it adds its instrumentation to NODE_OPTIONS
+ * at each spawn, whatever the environment given), which about doubles a child's start-up; the
+ * children are not measured (register-tsx.mjs), so `env -u` drops it just before node starts.
+ */
+const WITHOUT_INSTRUMENTATION = ['env', '-u', 'NODE_OPTIONS']
+
 /**
  * Root without the capabilities that let it ignore file permissions (dropped from the bounding
  * set, so the child's root loses them at exec): it meets EACCES and EPERM on files and directories
  * it does not own as any other user would, while the checkout, which root owns, stays readable
  * wherever it is (running as another user instead failed when a parent directory was private).
- * NODE_OPTIONS (the test runner's instrumentation) is dropped as for any child it does not measure.
  */
 const WITHOUT_FILE_OVERRIDES = [
+  'setpriv',
   '--bounding-set',
   '-dac_override,-dac_read_search,-fowner,-chown',
   '--',
-  'env',
-  '-u',
-  'NODE_OPTIONS',
+  ...WITHOUT_INSTRUMENTATION,
 ]
 
+/** A child process whose output is collected line by line, killed at teardown if still running. */
 export class Child {
   readonly process: ChildProcess
   readonly stdout: string[] = []
@@ -57,14 +63,16 @@ export class Child {
     /** Without the privileges that bypass file permissions: what a non-root operator meets. */
     privileges: 'as-tests' | 'unprivileged' = 'as-tests',
   ) {
-    this.process =
+    const [command, ...wrapper] =
       privileges === 'unprivileged' && process.getuid?.() === 0
-        ? spawn('setpriv', [...WITHOUT_FILE_OVERRIDES, process.execPath, ...args], {
-            cwd: PROJECT_ROOT,
-            env,
-            stdio: ['pipe', 'pipe', 'pipe'],
-          })
-        : spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+        ? WITHOUT_FILE_OVERRIDES
+        : WITHOUT_INSTRUMENTATION
+    // `env` and `setpriv` exec node in their place: the pid is node's.
+    this.process = spawn(command as string, [...wrapper, process.execPath, ...args], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     const proc = this.process
     if (proc.stdout !== null) {
       createInterface({ input: proc.stdout }).on('line', (line) => this.stdout.push(line))
@@ -128,6 +136,19 @@ export function tsxArgs(...args: string[]): string[] {
   return ['--import', 'tsx', ...args]
 }
 
+let built = false
+
+/**
+ * `portcullis <args>` as installed: `node dist/main.js <args>`, built by tap's `before` hook (and
+ * here, once, when a test file runs outside tap). It starts in a fraction of the time that
+ * compiling src/ with tsx takes at every call.
+ */
+export function cliArgs(...args: string[]): string[] {
+  if (!built) buildGateway()
+  built = true
+  return [BUILT_MAIN, ...args]
+}
+
 /**
  * `portcullis serve --config config/portcullis.yaml` (the shipped file) in security-key mode on
  * the embedded store in `dataDir`, on ports 0: a real first start or restart of the default setup.
@@ -139,7 +160,7 @@ export function serveEmbeddedStore(
 ): Child {
   return new Child(
     t,
-    tsxArgs('src/main.ts', 'serve', '--config', 'config/portcullis.yaml'),
+    cliArgs('serve', '--config', 'config/portcullis.yaml'),
     childEnv({
       OS_SECURITY_KEY: 'a-test-key',
       PORTCULLIS_DATA_DIR: dataDir,

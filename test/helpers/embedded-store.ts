@@ -5,16 +5,18 @@ import { join } from 'node:path'
 import { createLogger } from '../../src/logger.js'
 import { PgliteSqlClient } from '../../src/service-accounts/pglite-client.js'
 import { SqlServiceAccountStore } from '../../src/service-accounts/sql-store.js'
+import { currentStoreTemplate } from './built-gateway.mjs'
 import type { Teardown } from './gateway.js'
 
 let template: Promise<string> | undefined
 
 /**
  * A private, already migrated embedded-store directory for one gateway. Initialising PGlite takes
- * seconds, so one template per test process is migrated once and copied for each gateway.
+ * seconds, so a template is migrated once and copied for each gateway: the test run's (tap's
+ * `before` hook makes it), or, in a test process started without tap, one of its own.
  */
 export async function freshEmbeddedDataDir(t: Teardown): Promise<string> {
-  template ??= createTemplate()
+  template ??= Promise.resolve(currentStoreTemplate() ?? createTemplate())
   const root = await mkdtemp(join(tmpdir(), 'portcullis-store-'))
   const dataDir = join(root, 'db')
   await cp(await template, dataDir, { recursive: true })

@@ -5,8 +5,8 @@
  * `.Chart.Name/Version/AppVersion`, `.Files.Get`; `if/else if/else`, `with`, `range` (with
  * `$k, $v :=`), `define`/`include`/`template`, `$x :=` and `$x =`, comments, `{{-`/`-}}`; and the
  * functions quote, default, empty, required, fail, toYaml, toJson, indent, nindent, trunc,
- * trimSuffix, contains, sha256sum, b64enc, printf, print, int, hasKey, eq, ne, lt, gt, and, or
- * (short-circuit), not. Anything outside it fails loudly, so a template that renders here uses
+ * trimSuffix, contains, hasPrefix, sha256sum, b64enc, printf, print, int, add1, sub, hasKey, eq,
+ * ne, lt, gt, and, or (short-circuit), not. Anything outside it fails loudly, so a template that renders here uses
  * only constructs whose Helm behaviour the renderer reproduces (values are float64 and template
  * integers int, so `gt .Values.n 1` fails as in Helm and big numbers print as 1e+06; a field of
  * nil is an error; `<no value>` disappears).

@@ -38,6 +38,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
+{{/* "true" when Portcullis joins the AgentOS pod as a native sidecar (an init container). */}}
+{{- define "portcullis.nativeSidecar" -}}
+{{- if and (eq .Values.mode "sidecar") .Values.sidecar.native }}true{{ end }}
+{{- end }}
+
 {{- define "portcullis.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "portcullis.fullname" .) .Values.serviceAccount.name }}
@@ -101,4 +106,39 @@ change then reaches the pods without a restart, so it does not roll them.
 */}}
 {{- define "portcullis.watchConfig" -}}
 {{- with .Values.config.server }}{{ if .watch_config }}true{{ end }}{{ end }}
+{{- end }}
+
+{{/*
+Sidecar mode, networkPolicy.otherPorts: open: the AgentOS pods' ports other than AgentOS's own
+(networkPolicy.backend.port) and the gateway's two, as NetworkPolicyPort list items: the TCP
+ranges between the three (endPort) and every UDP port. The three ports, sorted, are low < mid < high.
+*/}}
+{{- define "portcullis.otherPorts" -}}
+{{- $low := int .Values.ports.proxy }}
+{{- $mid := int .Values.ports.admin }}
+{{- $high := int .Values.networkPolicy.backend.port }}
+{{- if gt $low $mid }}{{ $swap := $low }}{{ $low = $mid }}{{ $mid = $swap }}{{ end }}
+{{- if gt $mid $high }}{{ $swap := $mid }}{{ $mid = $high }}{{ $high = $swap }}{{ end }}
+{{- if gt $low $mid }}{{ $swap := $low }}{{ $low = $mid }}{{ $mid = $swap }}{{ end }}
+{{- if gt $low 1 }}
+- protocol: TCP
+  port: 1
+  endPort: {{ sub $low 1 }}
+{{- end }}
+{{- if lt (add1 $low) $mid }}
+- protocol: TCP
+  port: {{ add1 $low }}
+  endPort: {{ sub $mid 1 }}
+{{- end }}
+{{- if lt (add1 $mid) $high }}
+- protocol: TCP
+  port: {{ add1 $mid }}
+  endPort: {{ sub $high 1 }}
+{{- end }}
+{{- if lt $high 65535 }}
+- protocol: TCP
+  port: {{ add1 $high }}
+  endPort: 65535
+{{- end }}
+- protocol: UDP
 {{- end }}

@@ -1,11 +1,15 @@
 {{/*
 The Portcullis container, as a list item: the Deployment's only container in ingress mode, the
-container added to the AgentOS pod in sidecar mode (NOTES.txt prints it).
+container added to the AgentOS pod in sidecar mode (NOTES.txt prints it), there by default a
+native sidecar (an init container that restarts: `restartPolicy: Always`).
 */}}
 {{- define "portcullis.container" -}}
 - name: portcullis
   image: {{ include "portcullis.image" . | quote }}
   imagePullPolicy: {{ .Values.image.pullPolicy }}
+  {{- if include "portcullis.nativeSidecar" . }}
+  restartPolicy: Always
+  {{- end }}
   args:
     - serve
     - --config
@@ -77,7 +81,8 @@ container added to the AgentOS pod in sidecar mode (NOTES.txt prints it).
       path: /healthz
       port: gateway-admin
     {{- toYaml .Values.probes.startup | nindent 4 }}
-  {{- if .Values.preStopSleepSeconds }}
+  {{- /* A native sidecar's preStop runs only after AgentOS has exited, when the endpoints are long gone. */}}
+  {{- if and .Values.preStopSleepSeconds (not (include "portcullis.nativeSidecar" .)) }}
   lifecycle:
     preStop:
       exec:
@@ -88,18 +93,18 @@ container added to the AgentOS pod in sidecar mode (NOTES.txt prints it).
   securityContext:
     {{- toYaml .Values.securityContext | nindent 4 }}
   volumeMounts:
-    - name: config
+    - name: portcullis-config
       mountPath: /etc/portcullis/config
       readOnly: true
-    - name: tmp
+    - name: portcullis-tmp
       mountPath: /tmp
     {{- if include "portcullis.hasJwks" . }}
-    - name: jwks
+    - name: portcullis-jwks
       mountPath: {{ .Values.jwt.jwks.mountPath }}
       readOnly: true
     {{- end }}
     {{- if include "portcullis.embeddedStore" . }}
-    - name: data
+    - name: portcullis-data
       mountPath: {{ .Values.persistence.mountPath }}
     {{- end }}
     {{- with .Values.extraVolumeMounts }}
@@ -107,15 +112,18 @@ container added to the AgentOS pod in sidecar mode (NOTES.txt prints it).
     {{- end }}
 {{- end }}
 
-{{/* The volumes the container mounts, as list items. */}}
+{{/*
+The volumes the container mounts, as list items, named `portcullis-*`: the sidecar patch merges
+them into the AgentOS pod by name, where a volume of AgentOS's own could otherwise be replaced.
+*/}}
 {{- define "portcullis.volumes" -}}
-- name: config
+- name: portcullis-config
   configMap:
     name: {{ include "portcullis.fullname" . }}
-- name: tmp
+- name: portcullis-tmp
   emptyDir: {}
 {{- if include "portcullis.hasJwks" . }}
-- name: jwks
+- name: portcullis-jwks
   secret:
     {{- with .Values.jwt.jwks.existingSecret }}
     secretName: {{ default (include "portcullis.fullname" $) .name }}
@@ -125,7 +133,7 @@ container added to the AgentOS pod in sidecar mode (NOTES.txt prints it).
     {{- end }}
 {{- end }}
 {{- if include "portcullis.embeddedStore" . }}
-- name: data
+- name: portcullis-data
   {{- if .Values.persistence.enabled }}
   persistentVolumeClaim:
     claimName: {{ default (printf "%s-data" (include "portcullis.fullname" .)) .Values.persistence.existingClaim }}

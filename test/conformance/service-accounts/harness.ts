@@ -1,7 +1,7 @@
 /**
  * Checklist part F–I run once per store kind: the same line tests against the embedded store
  * (PGlite, the default) and against a throwaway PostgreSQL server (one per test file, a fresh
- * database per gateway).
+ * database per gateway), each kind in a test file of its own.
  */
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
@@ -13,8 +13,6 @@ import { postgresSkipReason, startPostgres, type PostgresServer } from '../../he
 import type { Reply, Stack } from '../fixtures.js'
 
 export type StoreKind = 'embedded' | 'postgres'
-
-const FILE_BUDGET_MS = 300_000
 
 /** One store kind, as the line tests see it. */
 export interface StoreUnderTest {
@@ -31,21 +29,36 @@ export interface StoreUnderTest {
   breakStore(gateway: TestGateway): Promise<(() => Promise<void>) | null>
 }
 
+let selected: StoreKind | undefined
+
 /**
- * Runs `suite` for the embedded store, then for PostgreSQL (skipped loudly without binaries).
- * Opening the first PGlite of a process (WebAssembly compile, initdb of the template) takes about
- * 20 s on a busy 2-core machine and every further one a few seconds, so the file gets a larger
- * budget than the default 120 s; every wait inside stays bounded on its own.
+ * Runs a part (`f-mint-request.ts`, …) on one store kind. Each part has a test file per kind
+ * (`<part>.embedded.test.ts`, `<part>.postgres.test.ts`), so that the two run side by side and
+ * neither file comes near the test runner's time limit: the file names its kind, then loads the
+ * part, whose `onStore` runs on that kind.
  */
-export function forEachStore(
-  t: Test,
-  suite: (t: Test, store: StoreUnderTest) => Promise<void>,
-): void {
-  t.setTimeout(FILE_BUDGET_MS)
-  void t.test('embedded store (PGlite)', (t) => suite(t, embeddedStore))
-  void t.test('postgres store', { skip: postgresSkipReason() }, async (t) => {
-    await suite(t, postgresStore(await startPostgres(t)))
-  })
+export async function runPart(kind: StoreKind, load: () => Promise<unknown>): Promise<void> {
+  selected = kind
+  await load()
+}
+
+/** The store kind of this test file (set by runPart). */
+export function storeKind(): StoreKind {
+  if (selected === undefined) throw new Error('load the part through runPart(kind, …)')
+  return selected
+}
+
+/**
+ * Runs `suite` on this file's store kind: the embedded store, or PostgreSQL (skipped loudly
+ * without binaries).
+ */
+export function onStore(t: Test, suite: (t: Test, store: StoreUnderTest) => Promise<void>): void {
+  if (storeKind() === 'embedded')
+    void t.test('embedded store (PGlite)', (t) => suite(t, embeddedStore))
+  else
+    void t.test('postgres store', { skip: postgresSkipReason() }, async (t) => {
+      await suite(t, postgresStore(await startPostgres(t)))
+    })
 }
 
 const embeddedStore: StoreUnderTest = {

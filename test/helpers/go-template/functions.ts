@@ -109,6 +109,10 @@ export const FUNCTIONS: Readonly<Record<string, TemplateFunction>> = {
     return end !== '' && value.endsWith(end) ? value.slice(0, -end.length) : value
   },
   contains: (substring, text) => stringValue(text).includes(stringValue(substring)),
+  hasPrefix: (prefix, text) =>
+    expectString(text, 'hasPrefix').startsWith(expectString(prefix, 'hasPrefix')),
+  add1: (value) => toInt(value) + 1n,
+  sub: (left, right) => toInt(left) - toInt(right),
   sha256sum: (text) => createHash('sha256').update(stringValue(text)).digest('hex'),
   b64enc: (text) => Buffer.from(stringValue(text)).toString('base64'),
   printf,

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
+import { Child, childEnv, cliArgs } from '../../helpers/child-process.js'
 import type { Teardown } from '../../helpers/gateway.js'
 import { closedPort } from '../../helpers/runtime.js'
 
@@ -21,7 +21,7 @@ function portcullis(
   env: Record<string, string> = {},
   privileges: 'as-tests' | 'unprivileged' = 'as-tests',
 ): Child {
-  return new Child(t, tsxArgs('src/main.ts', ...args), childEnv(env), privileges)
+  return new Child(t, cliArgs(...args), childEnv(env), privileges)
 }
 
 /** A temporary directory (readable by every user). */

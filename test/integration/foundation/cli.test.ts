@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import t from 'tap'
-import { Child, childEnv, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
+import { Child, childEnv, PROJECT_ROOT, cliArgs } from '../../helpers/child-process.js'
 import { freshEmbeddedDataDir } from '../../helpers/embedded-store.js'
 import type { Teardown } from '../../helpers/gateway.js'
 import { closedPort } from '../../helpers/runtime.js'
@@ -10,7 +10,7 @@ import { closedPort } from '../../helpers/runtime.js'
 const FIXTURES = 'test/fixtures/configs'
 
 function portcullis(t: Teardown, args: string[], env: Record<string, string> = {}): Child {
-  return new Child(t, tsxArgs('src/main.ts', ...args), childEnv(env))
+  return new Child(t, cliArgs(...args), childEnv(env))
 }
 
 function tempConfig(t: Teardown, yaml: string): string {
@@ -21,7 +21,7 @@ function tempConfig(t: Teardown, yaml: string): string {
   return file
 }
 
-// Each child compiles TypeScript at start; independent ones run side by side.
+// Independent children run side by side.
 
 void t.test('config check: a good file exits 0 with a summary', async (t) => {
   const valid = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/valid.yaml`])

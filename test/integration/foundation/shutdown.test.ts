@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { stringify } from 'yaml'
-import { Child, tsxArgs } from '../../helpers/child-process.js'
+import { Child, cliArgs } from '../../helpers/child-process.js'
 import { PASS_THROUGH_AUTH } from '../../helpers/foundation.js'
 import type { Teardown } from '../../helpers/gateway.js'
 import { httpRequest } from '../../helpers/raw-http.js'
@@ -25,7 +25,7 @@ async function serve(t: Teardown, upstreamUrl: string, server: Record<string, un
       logging: { level: 'info' },
     }),
   )
-  const child = new Child(t, tsxArgs('src/main.ts', 'serve', '--config', file))
+  const child = new Child(t, cliArgs('serve', '--config', file))
   const line = await child.line(
     (text) => text.includes('portcullis listening'),
     'the gateway to listen',

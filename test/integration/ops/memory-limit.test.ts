@@ -3,16 +3,15 @@
  * chart's default) is started for real on an empty data directory (the shipped template unpacked
  * by a child process) and again on existing data, and the peak resident memory of each start,
  * with the margin below, must stay under the chart's default `resources.limits.memory`. Measured
- * through /proc (Linux), as the kernel's memory cgroup counts it, on the gateway compiled as the
+ * through /proc (Linux), as the kernel's memory cgroup counts it, on the gateway built as the
  * image runs it (tsx alone adds about 100 MiB to each process).
  */
-import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { parse } from 'yaml'
-import { Child, childEnv, PROJECT_ROOT } from '../../helpers/child-process.js'
+import { Child, childEnv, cliArgs, PROJECT_ROOT } from '../../helpers/child-process.js'
 import type { Teardown } from '../../helpers/gateway.js'
 
 /** The limit must exceed the measured peak by at least this factor. */
@@ -36,31 +35,14 @@ function peakRss(pid: number): number {
 }
 
 /**
- * `tsc` into a temporary directory laid out as the image's /app (dist/, store-template/,
- * node_modules/, package.json); returns its dist/main.js.
- */
-function compileGateway(t: Teardown): string {
-  const app = mkdtempSync(join(tmpdir(), 'portcullis-memory-app-'))
-  t.teardown(() => rmSync(app, { recursive: true, force: true }))
-  execFileSync(
-    join(PROJECT_ROOT, 'node_modules', '.bin', 'tsc'),
-    ['-p', 'tsconfig.build.json', '--outDir', join(app, 'dist')],
-    { cwd: PROJECT_ROOT, stdio: 'inherit' },
-  )
-  copyFileSync(join(PROJECT_ROOT, 'package.json'), join(app, 'package.json'))
-  for (const linked of ['node_modules', 'store-template'])
-    symlinkSync(join(PROJECT_ROOT, linked), join(app, linked))
-  return join(app, 'dist', 'main.js')
-}
-
-/**
  * `portcullis serve --config config/portcullis.yaml` (the shipped file) on the embedded store,
- * compiled; waits until it listens, then stops it.
+ * built (dist/ beside store-template/, node_modules/ and package.json, as in the image's /app);
+ * waits until it listens, then stops it.
  */
-async function startOnce(t: Teardown, main: string, dataDir: string) {
+async function startOnce(t: Teardown, dataDir: string) {
   const child = new Child(
     t,
-    [main, 'serve', '--config', 'config/portcullis.yaml'],
+    cliArgs('serve', '--config', 'config/portcullis.yaml'),
     childEnv({
       OS_SECURITY_KEY: 'a-test-key',
       PORTCULLIS_DATA_DIR: dataDir,
@@ -89,17 +71,16 @@ void t.test(
   { skip: process.platform === 'linux' ? false : 'peak RSS is read from /proc' },
   async (t) => {
     const limit = chartMemoryLimitBytes()
-    const main = compileGateway(t)
     const root = mkdtempSync(join(tmpdir(), 'portcullis-memory-'))
     t.teardown(() => rmSync(root, { recursive: true, force: true }))
     const dataDir = join(root, 'db')
 
-    const first = await startOnce(t, main, dataDir)
+    const first = await startOnce(t, dataDir)
     t.match(first.initialised, { from: 'template' }, 'the first start unpacked the template')
     t.comment(
       `first start: gateway peak ${mib(first.gateway)}, gateway + initialising child ${mib(first.together)}`,
     )
-    const restart = await startOnce(t, main, dataDir)
+    const restart = await startOnce(t, dataDir)
     t.notOk(restart.initialised, 'a restart finds the data')
     t.comment(`restart: gateway peak ${mib(restart.gateway)}; chart limit ${mib(limit)}`)
 

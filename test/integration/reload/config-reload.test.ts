@@ -7,7 +7,7 @@ import { loadConfig } from '../../../src/config/load.js'
 import { ConfigReloader } from '../../../src/config-reloader.js'
 import { createGateway } from '../../../src/gateway.js'
 import { createLogger } from '../../../src/logger.js'
-import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
+import { Child, childEnv, cliArgs } from '../../helpers/child-process.js'
 import { LogCapture } from '../../helpers/log-capture.js'
 import { metricValue } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -159,7 +159,7 @@ void t.test('portcullis serve reloads on SIGHUP', async (t) => {
   const dir = await tempDir(t)
   const path = join(dir, 'portcullis.yaml')
   await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
-  const child = new Child(t, tsxArgs('src/main.ts', 'serve', '--config', path), childEnv())
+  const child = new Child(t, cliArgs('serve', '--config', path), childEnv())
   const listening = await child.line(
     (line) => line.includes('portcullis listening'),
     'the gateway to listen',

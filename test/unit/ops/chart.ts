@@ -69,6 +69,8 @@ export interface EnvVar {
 }
 export interface Container {
   name: string
+  restartPolicy?: string
+  lifecycle?: { preStop?: { exec: { command: string[] } } }
   args: string[]
   ports: { name: string; containerPort: number }[]
   env: EnvVar[]
@@ -87,6 +89,7 @@ export interface Volume {
 }
 export interface PodSpec {
   containers: Container[]
+  initContainers?: Container[]
   volumes: Volume[]
   securityContext: Record<string, unknown>
 }
@@ -102,9 +105,46 @@ export function env(container: Container, name: string): EnvVar | undefined {
   return container.env.find((variable) => variable.name === name)
 }
 
+export type SidecarPatch = { spec: { template: { spec: Partial<PodSpec> } } }
+
 /** The sidecar patch NOTES.txt prints between its two `---` lines. */
-export function sidecarPatch(notes: string): { spec: { template: { spec: PodSpec } } } {
+export function sidecarPatch(notes: string): SidecarPatch {
   const parts = notes.split(/^---$/m)
   if (parts.length !== 3) throw new Error('NOTES.txt has no patch between two --- lines')
-  return parse(parts[1] as string) as { spec: { template: { spec: PodSpec } } }
+  return parse(parts[1] as string) as SidecarPatch
+}
+
+/**
+ * `kubectl patch --type strategic` for what a sidecar patch holds: maps merge key by key; the
+ * pod's lists of containers, init containers and volumes merge by name (their patchMergeKey), an
+ * entry merging into the one of the same name, a new one appended; other lists are replaced.
+ */
+export function strategicMerge(target: unknown, patch: unknown, key?: string): unknown {
+  if (
+    Array.isArray(target) &&
+    Array.isArray(patch) &&
+    key !== undefined &&
+    MERGED_BY_NAME.has(key)
+  ) {
+    const merged = [...(target as { name: string }[])]
+    for (const item of patch as { name: string }[]) {
+      const at = merged.findIndex((existing) => existing.name === item.name)
+      if (at === -1) merged.push(item)
+      else merged[at] = strategicMerge(merged[at], item) as { name: string }
+    }
+    return merged
+  }
+  if (isObject(target) && isObject(patch)) {
+    const merged: Record<string, unknown> = { ...target }
+    for (const [name, value] of Object.entries(patch))
+      merged[name] = name in target ? strategicMerge(target[name], value, name) : value
+    return merged
+  }
+  return patch
+}
+
+const MERGED_BY_NAME = new Set(['containers', 'initContainers', 'volumes'])
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -51,6 +51,8 @@ void t.test(
         `${name}: proxy port env`,
       )
       t.same(container.args.slice(0, 2), ['serve', '--config'], `${name}: serve`)
+      t.equal(container.restartPolicy, undefined, `${name}: an ordinary container`)
+      t.same(container.lifecycle?.preStop?.exec.command, ['sleep', '5'], `${name}: preStop sleep`)
       const configPath = container.args[2] as string
       const mount = container.volumeMounts.find((m) => configPath.startsWith(`${m.mountPath}/`))
       const volume = spec.volumes.find((v) => v.name === mount?.name)
@@ -69,8 +71,14 @@ void t.test(
   async (t) => {
     for (const [name, values] of CASES) {
       const { spec, container } = pod(render(values))
-      t.equal(spec.securityContext.runAsNonRoot, true, `${name}: pod runAsNonRoot`)
-      t.not(spec.securityContext.runAsUser, 0, `${name}: not uid 0`)
+      t.equal(container.securityContext.runAsNonRoot, true, `${name}: runAsNonRoot`)
+      t.equal(container.securityContext.runAsUser, 1000, `${name}: the image's node user`)
+      t.same(container.securityContext.seccompProfile, { type: 'RuntimeDefault' })
+      t.same(
+        spec.securityContext,
+        { fsGroup: 1000, fsGroupChangePolicy: 'OnRootMismatch' },
+        `${name}: pod-wide only the data volume's group; the user is the container's`,
+      )
       t.equal(container.securityContext.readOnlyRootFilesystem, true, `${name}: read-only root`)
       t.equal(container.securityContext.allowPrivilegeEscalation, false, `${name}: no escalation`)
       t.same(container.securityContext.capabilities?.drop, ['ALL'], `${name}: no capabilities`)
@@ -110,7 +118,7 @@ void t.test(
 
     const ephemeral = pod(render({ persistence: { enabled: false } }))
     t.same(
-      ephemeral.spec.volumes.find((v) => v.name === 'data')?.emptyDir,
+      ephemeral.spec.volumes.find((v) => v.name === 'portcullis-data')?.emptyDir,
       {},
       'emptyDir when not persistent',
     )
@@ -140,7 +148,7 @@ void t.test('secrets: inline values go to the chart Secret, references to yours'
   t.same(ref('JWT_VERIFICATION_KEY'), { name: 'portcullis', key: 'verification-key' })
   t.same(ref('DATABASE_URL'), { name: 'portcullis', key: 'database-url' })
   t.equal(env(container, 'JWT_JWKS_FILE')?.value, '/etc/portcullis/jwks/jwks.json')
-  t.same(spec.volumes.find((v) => v.name === 'jwks')?.secret, {
+  t.same(spec.volumes.find((v) => v.name === 'portcullis-jwks')?.secret, {
     secretName: 'portcullis',
     items: [{ key: 'jwks.json', path: 'jwks.json' }],
   })
@@ -157,11 +165,11 @@ void t.test('secrets: inline values go to the chart Secret, references to yours'
     key: 'database-url',
   })
   const jwksPod = pod(render(exampleValues('ingress-jwks-values.yaml')))
-  t.same(jwksPod.spec.volumes.find((v) => v.name === 'jwks')?.secret, {
+  t.same(jwksPod.spec.volumes.find((v) => v.name === 'portcullis-jwks')?.secret, {
     secretName: 'idp-jwks',
     items: [{ key: 'jwks.json', path: 'jwks.json' }],
   })
-  const jwksMount = jwksPod.container.volumeMounts.find((m) => m.name === 'jwks')
+  const jwksMount = jwksPod.container.volumeMounts.find((m) => m.name === 'portcullis-jwks')
   t.equal(`${jwksMount?.mountPath ?? ''}/jwks.json`, env(jwksPod.container, 'JWT_JWKS_FILE')?.value)
   t.equal(jwksMount?.readOnly, true)
 })
@@ -188,6 +196,7 @@ void t.test(
       })
       t.equal(config.server.port, 8080, `${name}: port from the env`)
       t.equal(config.server.admin_port, 9090, `${name}: admin port from the env`)
+      t.equal(config.server.admin_host, '0.0.0.0', `${name}: admin listener on the pod address`)
       t.equal(config.upstream.url, podEnv.PORTCULLIS_UPSTREAM_URL, `${name}: upstream from the env`)
     }
   },

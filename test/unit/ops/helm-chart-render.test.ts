@@ -21,6 +21,14 @@ const CASES: [string, Record<string, unknown>][] = [
   ['ingress-postgres-values.yaml', exampleValues('ingress-postgres-values.yaml')],
   ['ingress-jwks-values.yaml', exampleValues('ingress-jwks-values.yaml')],
   ['sidecar-values.yaml', exampleValues('sidecar-values.yaml')],
+  [
+    'sidecar-values.yaml, an ordinary container, otherPorts: closed',
+    {
+      ...exampleValues('sidecar-values.yaml'),
+      sidecar: { podSelector: { app: 'agentos' }, native: false },
+      networkPolicy: { enabled: true, otherPorts: 'closed' },
+    },
+  ],
   ...IDP_EXAMPLES.map((name): [string, Record<string, unknown>] => [name, exampleValues(name)]),
 ]
 
@@ -134,6 +142,11 @@ void t.test('values that cannot work are refused with a message', async (t) => {
       /upstream.url/,
     ],
     ['an unknown mode', { mode: 'gateway' }, /mode must be ingress or sidecar/],
+    [
+      'one port for both listeners',
+      { ports: { admin: 8080 } },
+      /ports.proxy and ports.admin must differ/,
+    ],
     ['no image repository', { image: { repository: '' } }, /image.repository is required/],
   ]
   for (const [what, values, message] of refused) t.throws(() => render(values), message, what)

@@ -115,6 +115,18 @@ void t.test('functions', async (t) => {
     'true false true true',
   )
   t.equal(run('{{ printf "%s-%s" "a" "b" }} {{ print "a" 1 2 }}'), 'a-b a1 2')
+  t.equal(
+    run('{{ hasPrefix "127." .h }} {{ hasPrefix "127." .o }}', { h: '127.0.0.1', o: '0.0.0.0' }),
+    'true false',
+  )
+  t.throws(() => run('{{ hasPrefix "1" .n }}', { n: 1 }), /hasPrefix: expected a string/)
+  t.equal(
+    run('{{ add1 .p }} {{ sub .p 1 }} {{ lt (add1 (int .p)) 8081 }} {{ gt (sub .p 1) 8079 }}', {
+      p: 8080,
+    }),
+    '8081 8079 false false',
+    'int64 results, comparable with template integers',
+  )
 })
 
 void t.test('parse errors name the template and line', async (t) => {

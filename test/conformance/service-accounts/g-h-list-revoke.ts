@@ -3,15 +3,7 @@ import t from 'tap'
 import { metricValue } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
 import { ADMIN, ip, jConfig, jwt, stack, type Reply } from '../fixtures.js'
-import {
-  forEachStore,
-  grants,
-  invalidBody,
-  mint,
-  nowSeconds,
-  refused,
-  seedAccount,
-} from './harness.js'
+import { onStore, grants, invalidBody, mint, nowSeconds, refused, seedAccount } from './harness.js'
 
 const runtime = await startRuntime(t)
 const LIST_KEYS = [
@@ -43,7 +35,7 @@ interface Listing {
 }
 const listing = (reply: Reply): Listing => reply.body as Listing
 
-forEachStore(t, async (t, store) => {
+onStore(t, async (t, store) => {
   const J = await stack(t, runtime, jConfig({}, await store.section()))
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const list = (query = '', token = admin) => J.call('GET', `/service-accounts${query}`, { token })

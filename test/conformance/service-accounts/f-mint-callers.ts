@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap'
 import { startRuntime } from '../../helpers/runtime.js'
 import { ADMIN, AGENTOS_ADMIN, ip, jConfig, jwt, sConfig, stack, type Stack } from '../fixtures.js'
-import { DEFAULT_SCOPES, forEachStore, grants, mint, refused, seedAccount } from './harness.js'
+import { DEFAULT_SCOPES, onStore, grants, mint, refused, seedAccount } from './harness.js'
 
 const runtime = await startRuntime(t)
 const cannotGrant = (...scopes: string[]) =>
@@ -13,7 +13,7 @@ const cannotGrant = (...scopes: string[]) =>
 const NOT_AVAILABLE =
   'Service Accounts not available: pass a `db` to AgentOS to enable this feature.'
 
-forEachStore(t, async (t, store) => {
+onStore(t, async (t, store) => {
   const J = await stack(t, runtime, jConfig({}, await store.section()))
   const S = await stack(t, runtime, sConfig(await store.section()))
   const O = await stack(t, runtime, await store.section())

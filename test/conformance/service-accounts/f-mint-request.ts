@@ -6,7 +6,7 @@ import { ADMIN, AGENTOS_ADMIN, jConfig, jwt, stack, type Reply } from '../fixtur
 import {
   DEFAULT_SCOPES,
   firstIssue,
-  forEachStore,
+  onStore,
   grants,
   invalidBody,
   nowSeconds,
@@ -39,7 +39,7 @@ interface Minted {
   readonly after: number
 }
 
-forEachStore(t, async (t, store) => {
+onStore(t, async (t, store) => {
   const J = await stack(t, runtime, jConfig({}, await store.section()))
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   let names = 0

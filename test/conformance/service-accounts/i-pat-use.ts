@@ -7,7 +7,7 @@ import { startRuntime } from '../../helpers/runtime.js'
 import { ADMIN, ids, ip, jConfig, jwt, sConfig, stack, type Stack } from '../fixtures.js'
 import {
   DEFAULT_SCOPES,
-  forEachStore,
+  onStore,
   forwarded,
   grants,
   mint,
@@ -24,7 +24,7 @@ interface Fixture {
   readonly patd: { readonly name: string; readonly token: string }
 }
 
-forEachStore(t, async (t, store) => {
+onStore(t, async (t, store) => {
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const J = await stack(t, runtime, jConfig({}, await store.section()))
   const S = await stack(t, runtime, sConfig(await store.section()))

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import { startRuntime } from '../../helpers/runtime.js'
 import { ADMIN, jConfig, jwt, sConfig, stack, type Reply, type Stack } from '../fixtures.js'
-import { forEachStore, grants, mint, refused, type MintedAccount } from './harness.js'
+import { grants, mint, refused, type MintedAccount, onStore } from './harness.js'
 
 const runtime = await startRuntime(t)
 const MISSING_IDENTITY = 'Authenticated request is missing a user identity'
@@ -44,7 +44,7 @@ function deleted(t: Test, reply: Reply): void {
   t.equal(reply.status, 204, reply.status === 204 ? 'revoked' : reply.text)
 }
 
-forEachStore(t, async (t, store) => {
+onStore(t, async (t, store) => {
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const idlessAdmin = await jwt([ADMIN], { sub: null })
   const alice = await jwt([...MANAGE, 'agents:run'], { sub: 'alice' })

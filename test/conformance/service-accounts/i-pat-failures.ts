@@ -9,7 +9,8 @@ import { startRuntime } from '../../helpers/runtime.js'
 import { ADMIN, jConfig, jwt, sConfig, stack } from '../fixtures.js'
 import {
   badToken,
-  forEachStore,
+  onStore,
+  storeKind,
   forwarded,
   mint,
   nowSeconds,
@@ -24,39 +25,44 @@ const INVALID = 'Invalid or expired service account token'
 const THROTTLED = 'Too many failed authentication attempts'
 const UNAVAILABLE = 'Authentication is temporarily unavailable'
 
-void t.test('without a store (the same for both store kinds)', async (t) => {
-  const off = { service_accounts: { enabled: false } }
-  const J0 = await stack(t, runtime, jConfig({}, off))
-  const S0 = await stack(t, runtime, sConfig(off))
+// Run once, in the embedded store's file.
+void t.test(
+  'without a store (the same for both store kinds)',
+  { skip: storeKind() !== 'embedded' && 'run by the embedded store’s file' },
+  async (t) => {
+    const off = { service_accounts: { enabled: false } }
+    const J0 = await stack(t, runtime, jConfig({}, off))
+    const S0 = await stack(t, runtime, sConfig(off))
 
-  void t.test(
-    'PAT-6 J and S without service accounts: any svc_pat_ token → 401 "…not enabled…"',
-    async (t) => {
-      for (const fixture of [J0, S0]) {
-        for (const token of [mintToken().token, 'svc_pat_x']) {
-          refused(
-            t,
-            await fixture.call('GET', '/sessions', { token }),
-            401,
-            'Service accounts are not enabled on this AgentOS instance',
-          )
+    void t.test(
+      'PAT-6 J and S without service accounts: any svc_pat_ token → 401 "…not enabled…"',
+      async (t) => {
+        for (const fixture of [J0, S0]) {
+          for (const token of [mintToken().token, 'svc_pat_x']) {
+            refused(
+              t,
+              await fixture.call('GET', '/sessions', { token }),
+              401,
+              'Service accounts are not enabled on this AgentOS instance',
+            )
+          }
         }
-      }
-    },
-  )
+      },
+    )
 
-  void t.test(
-    'PAT-6 O without a db → no equivalent: Portcullis refuses the configuration (no credential source at all)',
-    async (t) => {
-      await t.rejects(
-        startGateway(t, { upstream: { url: runtime.url }, ...off }),
-        /at least one credential source is required/,
-      )
-    },
-  )
-})
+    void t.test(
+      'PAT-6 O without a db → no equivalent: Portcullis refuses the configuration (no credential source at all)',
+      async (t) => {
+        await t.rejects(
+          startGateway(t, { upstream: { url: runtime.url }, ...off }),
+          /at least one credential source is required/,
+        )
+      },
+    )
+  },
+)
 
-forEachStore(t, async (t, store) => {
+onStore(t, async (t, store) => {
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const J = await stack(t, runtime, jConfig({}, await store.section()))
   const O = await stack(t, runtime, await store.section())
