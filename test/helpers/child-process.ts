@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { Teardown } from './gateway.js'
+import { STRONG_SECURITY_KEY } from './secrets.js'
 import { waitFor, within } from './wait.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -141,7 +142,7 @@ export function serveEmbeddedStore(
     t,
     tsxArgs('src/main.ts', 'serve', '--config', 'config/portcullis.yaml'),
     childEnv({
-      OS_SECURITY_KEY: 'a-test-key',
+      OS_SECURITY_KEY: STRONG_SECURITY_KEY,
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_PORT: '0',
       PORTCULLIS_ADMIN_PORT: '0',
