@@ -13,7 +13,7 @@ const failed = (error: unknown): never =>
 
 // The demo: the AgentOS-like runtime on 7777, the gateway on 8080 in front of it (security-key
 // mode, embedded store), and the calls to try. Ports can be moved with PORTCULLIS_PORT etc.
-const securityKey = process.env.OS_SECURITY_KEY ?? `demo-${randomBytes(12).toString('hex')}`
+const securityKey = process.env.OS_SECURITY_KEY ?? `demo-${randomBytes(24).toString('hex')}`
 const runtimePort = Number(process.env.DEMO_RUNTIME_PORT ?? 7777)
 const dataDir = process.env.PORTCULLIS_DATA_DIR ?? 'data/demo'
 // One process per data directory: a second demo on the same one stops here, before its runtime.

@@ -59,7 +59,10 @@ export class IdentityEnforcer {
     this.#userIsolation = config.auth.user_isolation
     this.#maxBodyBytes = config.server.max_body_bytes
     this.#credentials = new CredentialHandling(config.auth, config.identity.forward_credentials)
-    this.#reportAuthMode = reportAuthMode(typeof authMode === 'string' ? authMode : authMode.mode)
+    this.#reportAuthMode =
+      typeof authMode === 'string'
+        ? reportAuthMode(authMode, false)
+        : reportAuthMode(authMode.mode, authMode.open)
     const names = config.identity.strip_headers.map(normalizeHeaderName)
     if (assertion.enabled) names.push(normalizeHeaderName(assertion.header))
     this.identityHeaderNames = new Set(names)

@@ -6,7 +6,7 @@ import t from 'tap'
 import { mintToken } from '../../../src/service-accounts/token-format.js'
 import { startGateway } from '../../helpers/gateway.js'
 import { startRuntime } from '../../helpers/runtime.js'
-import { ADMIN, jConfig, jwt, sConfig, stack } from '../fixtures.js'
+import { ADMIN, jConfig, oConfig, jwt, sConfig, stack } from '../fixtures.js'
 import {
   badToken,
   forEachStore,
@@ -59,7 +59,7 @@ void t.test('without a store (the same for both store kinds)', async (t) => {
 forEachStore(t, async (t, store) => {
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const J = await stack(t, runtime, jConfig({}, await store.section()))
-  const O = await stack(t, runtime, await store.section())
+  const O = await stack(t, runtime, oConfig(await store.section()))
 
   void t.test(
     'PAT-2 an unknown token → 401 "Invalid or expired service account token"',

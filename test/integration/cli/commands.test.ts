@@ -30,9 +30,9 @@ void t.test('tokens create, list and revoke against a running gateway', async (t
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
-    auth: { security_key: 'root-key' },
+    auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
   })
-  const env = { OS_SECURITY_KEY: 'root-key', PORTCULLIS_URL: gateway.url }
+  const env = { OS_SECURITY_KEY: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', PORTCULLIS_URL: gateway.url }
 
   const created = await portcullis(
     t,
@@ -116,7 +116,7 @@ void t.test('tokens commands explain a rejected or missing credential', async (t
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
-    auth: { security_key: 'root-key' },
+    auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
   })
   const wrong = await portcullis(t, ['tokens', 'list'], {
     OS_SECURITY_KEY: 'not-the-key',
@@ -210,7 +210,7 @@ void t.test('keys generate and jwt mint produce tokens the gateway accepts', asy
 
 void t.test('migrate applies the schema once', { skip: postgresSkipReason() }, async (t) => {
   const postgres = await startPostgres(t)
-  const env = { DATABASE_URL: postgres.url, OS_SECURITY_KEY: 'k' }
+  const env = { DATABASE_URL: postgres.url, OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef' }
   const first = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(first.code, 0, first.stderr)
   t.match(first.stdout, /^Applied: 001/)
@@ -222,7 +222,10 @@ void t.test('migrate applies the schema once', { skip: postgresSkipReason() }, a
 void t.test('migrate initialises an empty embedded store, schema included', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-migrate-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const env = { PORTCULLIS_DATA_DIR: join(dir, 'db'), OS_SECURITY_KEY: 'k' }
+  const env = {
+    PORTCULLIS_DATA_DIR: join(dir, 'db'),
+    OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef',
+  }
   const first = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(first.code, 0, first.stderr)
   t.equal(first.stdout, 'Schema is up to date.', 'the shipped template holds every migration')
@@ -249,13 +252,16 @@ void t.test('mint: malformed and privileged scopes, by the API and the CLI', asy
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
-    auth: { security_key: 'root-key' },
+    auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
   })
-  const env = { OS_SECURITY_KEY: 'root-key', PORTCULLIS_URL: gateway.url }
+  const env = { OS_SECURITY_KEY: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', PORTCULLIS_URL: gateway.url }
   const mint = (body: unknown) =>
     fetch(`${gateway.url}/service-accounts`, {
       method: 'POST',
-      headers: { authorization: 'Bearer root-key', 'content-type': 'application/json' },
+      headers: {
+        authorization: 'Bearer root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+        'content-type': 'application/json',
+      },
       body: JSON.stringify(body),
     })
 

@@ -134,7 +134,7 @@ void t.test('config check: warnings, --strict, an empty file, resolved paths', a
   const empty = tempConfig(t, '# only a comment\n')
   const secured = tempConfig(
     t,
-    'auth: {security_key: a-test-key}\nservice_accounts: {enabled: false}\n',
+    'auth: {security_key: a-test-key-8f2c6a0e4b9d3f7a1c5e9b}\nservice_accounts: {enabled: false}\n',
   )
   const runs = [
     portcullis(t, ['config', 'check', '--config', open]),
@@ -166,7 +166,10 @@ void t.test('config check: warnings, --strict, an empty file, resolved paths', a
 })
 
 void t.test('config check: an unknown key names the closest known one', async (t) => {
-  const file = tempConfig(t, 'server: {prot: 1}\nauth: {security_key: k, jwks_fle: x}\n')
+  const file = tempConfig(
+    t,
+    'server: {prot: 1}\nauth: {security_key: k-0123456789abcdef0123456789abcdef, jwks_fle: x}\n',
+  )
   const child = portcullis(t, ['config', 'check', '--config', file])
   t.equal((await child.exit()).code, 2)
   t.same(child.stderr.slice(1), [
