@@ -236,7 +236,11 @@ function staleReason(found: Found): string | undefined {
  * Moves the stale lock file aside and deletes it if it is still the one inspected (`text`);
  * otherwise another starter replaced it meanwhile, and it is put back. True when removed.
  */
-async function removeIfUnchanged(path: string, text: string, nonce: string): Promise<boolean> {
+export async function removeIfUnchanged(
+  path: string,
+  text: string,
+  nonce: string,
+): Promise<boolean> {
   const aside = `${path}.stale-${nonce}`
   try {
     await rename(path, aside)

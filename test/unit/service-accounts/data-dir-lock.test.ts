@@ -4,17 +4,20 @@
  * Two real processes on one directory are in test/integration/ops/data-dir-lock.test.ts.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm, unlink } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { checkStoreFree } from '../../../src/service-accounts/create-store.js'
 import {
   DataDirInUseError,
   DataDirLock,
   LOCK_FILE,
+  removeIfUnchanged,
 } from '../../../src/service-accounts/data-dir-lock.js'
 import type { LockHolder } from '../../../src/service-accounts/lock-holder.js'
+import { StartupError } from '../../../src/startup-error.js'
 import type { Teardown } from '../../helpers/gateway.js'
 import { within } from '../../helpers/wait.js'
 
@@ -179,4 +182,50 @@ void t.test('a lock file removed or replaced under its holder: the holder is tol
   await replaced.lock.release()
   t.ok(existsSync(join(replaced.dir, LOCK_FILE)), "another holder's file is left alone")
   await removed.lock.release()
+})
+
+void t.test(
+  'a take-over that finds a fresh lock in place of the stale one puts it back',
+  async (t) => {
+    const dir = await dataDir(t)
+    const path = writeHolder(dir, { pid: await deadPid(), nonce: 'fresh' })
+    const fresh = readFileSync(path, 'utf8')
+    t.equal(await removeIfUnchanged(path, 'the stale text inspected before', 'mine'), false)
+    t.equal(readFileSync(path, 'utf8'), fresh, 'the fresh lock is where it was')
+    t.same(readdirSync(dir), [LOCK_FILE], 'nothing left aside')
+    t.equal(await removeIfUnchanged(path, fresh, 'mine'), true, 'the one inspected is removed')
+    t.same(readdirSync(dir), [])
+    t.equal(await removeIfUnchanged(path, fresh, 'mine'), false, 'and is gone: nothing to remove')
+  },
+)
+
+void t.test('released synchronously at exit, only if still its own', async (t) => {
+  const dir = await dataDir(t)
+  const lock = await DataDirLock.acquire(dir)
+  lock.releaseSync()
+  t.notOk(existsSync(join(dir, LOCK_FILE)))
+  lock.releaseSync()
+  const again = await DataDirLock.acquire(dir)
+  writeHolder(dir, { host: 'another-machine' })
+  again.releaseSync()
+  t.ok(existsSync(join(dir, LOCK_FILE)), "another holder's file is left alone")
+})
+
+void t.test('checkStoreFree: the line serve would print, without taking the lock', async (t) => {
+  const dir = await dataDir(t)
+  const database = { url: null, data_dir: dir }
+  await checkStoreFree(database)
+  const lock = await DataDirLock.acquire(dir)
+  t.teardown(() => lock.release())
+  const error = await checkStoreFree(database).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  t.ok(error instanceof StartupError)
+  t.match(error, {
+    reason: 'store',
+    message: `cannot use the embedded store's data directory ${dir} (database.data_dir, PORTCULLIS_DATA_DIR): it is already open in this process; one process per data directory: stop that one, or give this one another directory`,
+  })
+  await checkStoreFree({ url: 'postgres://db.example/portcullis', data_dir: dir })
+  t.pass('nothing to check for PostgreSQL')
 })
