@@ -49,7 +49,7 @@ void t.test('without a store (the same for both store kinds)', async (t) => {
     'PAT-6 O without a db → no equivalent: Portcullis refuses the configuration (no credential source at all)',
     async (t) => {
       await t.rejects(
-        startGateway(t, { upstream: { url: runtime.url }, ...off }),
+        startGateway(t, { upstream: { url: runtime.url }, ...off, auth: { open: true } }),
         /at least one credential source is required/,
       )
     },
