@@ -1,27 +1,36 @@
 import { randomBytes } from 'node:crypto'
 import { startAgentRuntime } from '../demo/runtime/index.js'
+import { reportFailure } from '../src/cli/failure.js'
 import { loadConfig } from '../src/config/load.js'
 import { createGateway } from '../src/gateway.js'
 import { createLogger } from '../src/logger.js'
+import { checkStoreFree } from '../src/service-accounts/create-store.js'
 import { watchAncestors } from './watch-ancestors.js'
+
+/** A start-up failure as the CLI reports it: one line, the documented exit code. */
+const failed = (error: unknown): never =>
+  process.exit(reportFailure(error, (text) => process.stderr.write(text)))
 
 // The demo: the AgentOS-like runtime on 7777, the gateway on 8080 in front of it (security-key
 // mode, embedded store), and the calls to try. Ports can be moved with PORTCULLIS_PORT etc.
-const securityKey = process.env.OS_SECURITY_KEY ?? `demo-${randomBytes(12).toString('hex')}`
+const securityKey = process.env.OS_SECURITY_KEY ?? `demo-${randomBytes(24).toString('hex')}`
 const runtimePort = Number(process.env.DEMO_RUNTIME_PORT ?? 7777)
+const dataDir = process.env.PORTCULLIS_DATA_DIR ?? 'data/demo'
+// One process per data directory: a second demo on the same one stops here, before its runtime.
+await checkStoreFree({ url: process.env.DATABASE_URL || null, data_dir: dataDir }).catch(failed)
 const runtime = await startAgentRuntime({ port: runtimePort, sseIntervalMs: 300 })
 const config = loadConfig('config/demo.yaml', {
   env: {
     ...process.env,
     OS_SECURITY_KEY: securityKey,
     PORTCULLIS_UPSTREAM_URL: runtime.url,
-    PORTCULLIS_DATA_DIR: process.env.PORTCULLIS_DATA_DIR ?? 'data/demo',
+    PORTCULLIS_DATA_DIR: dataDir,
   },
 })
 const gateway = await createGateway(config, {
   logger: createLogger({ level: config.logging.level }),
-})
-const { url, adminUrl } = await gateway.start()
+}).catch(failed)
+const { url, adminUrl } = await gateway.start().catch(failed)
 
 process.stdout.write(`
 Portcullis demo

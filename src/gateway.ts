@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import { describeAuthMode } from './config/auth-mode.js'
 import type { Config } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
 import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
@@ -14,7 +15,8 @@ import { WebSocketAdmission } from './http/websocket-limits.js'
 import { createLogger, type Logger } from './logger.js'
 import { Metrics } from './metrics.js'
 import type { AgentOsLine } from './policy/catalogue/index.js'
-import { settingName, StartupError } from './startup-error.js'
+import { settingName } from './startup-error.js'
+import { checkStartup, configCannotBeApplied } from './startup-check.js'
 import {
   startServiceAccounts,
   type ServiceAccounts,
@@ -71,6 +73,8 @@ export async function createGateway(
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: config.logging.level })
   const agentOsLine = options.agentOsLine ?? '2.9'
+  // Before the store is opened or a port bound; its warnings are logged once, by the build below.
+  await checkStartup(config, logger.child({}, { level: 'silent' }))
   const metrics = new Metrics({ collectProcessMetrics: options.collectProcessMetrics ?? true })
   const upstream = new UpstreamClient(config.upstream, (kind) =>
     metrics.upstreamErrors.inc({ kind }),
@@ -103,10 +107,7 @@ export async function createGateway(
   } catch (error) {
     await Promise.all([upstream.close(), serviceAccounts?.stop()])
     // Keys, key files and identity settings are built here: what fails is the configuration.
-    const message = error instanceof Error ? error.message : String(error)
-    throw new StartupError('config', `the configuration cannot be applied: ${message}`, {
-      cause: error,
-    })
+    throw configCannotBeApplied(error)
   }
   const live = new Set<Generation>([current])
   warnIfOpen(current, logger)
@@ -127,6 +128,7 @@ export async function createGateway(
     upstreamHost: new URL(config.upstream.url).host,
     store: serviceAccounts?.store,
     jwks: () => current.jwt?.remoteKeySetHealth(),
+    open: () => current.mode.open,
   })
   const documents = new Map<string, () => unknown>([
     ['/.well-known/jwks.json', () => current.signer?.jwks() ?? { keys: [] }],
@@ -170,7 +172,7 @@ export async function createGateway(
           port,
           admin_port: adminPort,
           upstream: config.upstream.url,
-          auth_mode: current.mode.mode,
+          auth_mode: describeAuthMode(current.mode),
         },
         'portcullis listening',
       )
@@ -204,7 +206,7 @@ export async function createGateway(
       metrics.configReloads.inc({ result: 'applied' })
       if (restartRequired.length > 0)
         logger.warn({ keys: restartRequired }, 'these changes take effect only after a restart')
-      logger.info({ auth_mode: generation.mode.mode }, 'configuration reloaded')
+      logger.info({ auth_mode: describeAuthMode(generation.mode) }, 'configuration reloaded')
       warnIfOpen(generation, logger)
       void previous.retire(generation.jwt).then(() => live.delete(previous))
       return { outcome: 'applied', restartRequired }

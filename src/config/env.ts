@@ -6,7 +6,7 @@
 export interface EnvBinding {
   readonly env: string
   readonly path: readonly string[]
-  readonly kind: 'string' | 'number' | 'append'
+  readonly kind: 'string' | 'number' | 'boolean' | 'append'
 }
 
 export const ENV_BINDINGS: readonly EnvBinding[] = [
@@ -16,6 +16,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'JWT_VERIFICATION_KEY', path: ['auth', 'verification_keys'], kind: 'append' },
   { env: 'JWT_JWKS_FILE', path: ['auth', 'jwks_file'], kind: 'string' },
   { env: 'OS_SECURITY_KEY', path: ['auth', 'security_key'], kind: 'string' },
+  { env: 'PORTCULLIS_AUTH_OPEN', path: ['auth', 'open'], kind: 'boolean' },
   {
     env: 'SERVICE_ACCOUNT_CACHE_TTL_SECONDS',
     path: ['service_accounts', 'cache_ttl_seconds'],
@@ -83,7 +84,18 @@ export function applyEnvironmentWithOrigins(
       )
       continue
     }
-    parent[key] = binding.kind === 'number' ? Number(value) : value
+    if (binding.kind === 'boolean' && value !== 'true' && value !== 'false') {
+      issues.push(
+        `${binding.env}=${JSON.stringify(shown)} (environment variable for ${dotted}): must be true or false`,
+      )
+      continue
+    }
+    parent[key] =
+      binding.kind === 'number'
+        ? Number(value)
+        : binding.kind === 'boolean'
+          ? value === 'true'
+          : value
     origins.set(dotted, { env: binding.env, shown })
   }
   return { tree, origins, issues }

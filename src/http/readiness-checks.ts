@@ -8,7 +8,7 @@ const UPSTREAM_PROBE_LIMIT = 65_536
 /**
  * What `/readyz` checks: the upstream answers `GET /health`, the service-account store answers a
  * ping (when service accounts are on), and a remote key set, when the config in force has one,
- * has keys (a stale one is a ready detail).
+ * has keys (a stale one is a ready detail). A gateway running open says so there too.
  */
 export function readinessChecks(deps: {
   readonly upstream: UpstreamClient
@@ -16,8 +16,10 @@ export function readinessChecks(deps: {
   readonly store: ServiceAccountStore | undefined
   /** The remote key set's health under the config in force; undefined when it has none. */
   readonly jwks: () => RemoteJwksHealth | undefined
+  /** Whether the config in force runs open (`auth.open`). */
+  readonly open: () => boolean
 }): ReadinessCheck[] {
-  const { upstream, upstreamHost, store, jwks } = deps
+  const { upstream, upstreamHost, store, jwks, open } = deps
   const checks: ReadinessCheck[] = [
     {
       name: 'upstream',
@@ -38,6 +40,12 @@ export function readinessChecks(deps: {
       if (health !== undefined && !health.ready) throw new Error(health.detail)
       return health?.detail
     },
+  })
+  checks.push({
+    name: 'auth',
+    applies: open,
+    check: async () =>
+      'open (auth.open): requests without a credential are forwarded to the upstream',
   })
   return checks
 }

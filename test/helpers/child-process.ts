@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { BUILT_MAIN, buildGateway } from './built-gateway.mjs'
 import type { Teardown } from './gateway.js'
+import { STRONG_SECURITY_KEY } from './secrets.js'
 import { waitFor, within } from './wait.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -15,6 +16,7 @@ const GATEWAY_ENV = [
   'JWT_VERIFICATION_KEY',
   'JWT_JWKS_FILE',
   'OS_SECURITY_KEY',
+  'PORTCULLIS_AUTH_OPEN',
   'SERVICE_ACCOUNT_CACHE_TTL_SECONDS',
   'DATABASE_URL',
 ]
@@ -162,7 +164,7 @@ export function serveEmbeddedStore(
     t,
     cliArgs('serve', '--config', 'config/portcullis.yaml'),
     childEnv({
-      OS_SECURITY_KEY: 'a-test-key',
+      OS_SECURITY_KEY: STRONG_SECURITY_KEY,
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_PORT: '0',
       PORTCULLIS_ADMIN_PORT: '0',

@@ -244,12 +244,20 @@ export const authSchema = z
       .nullable()
       .default(null)
       .describe(
-        'Static OS security key (OS_SECURITY_KEY); used only when no JWT source is configured.',
+        'Static OS security key (OS_SECURITY_KEY), at least 32 characters; used only when no JWT source is configured.',
+      ),
+    open: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Run open, as AgentOS without auth: with no JWT source and no security key, requests without a credential are forwarded (only service-account tokens are checked). Without this, such a configuration is refused, so that a missing secret never opens the gateway.',
       ),
     internal_service_token: secretRefSchema
       .nullable()
       .default(null)
-      .describe('Internal scheduler token; authenticates as `__scheduler__` with fixed scopes.'),
+      .describe(
+        'Internal scheduler token, at least 32 characters; authenticates as `__scheduler__` with fixed scopes.',
+      ),
     max_token_bytes: z
       .number()
       .int()

@@ -390,25 +390,31 @@ void t.test('concurrent unknown kids: one fetch, shared; a new key is found by a
 
 void t.test('SSRF guards: private targets and cross-host redirects need an opt-in', async (t) => {
   const server = await startJwksServer(t, [K1])
-  const blocked = await start(t, server, {
-    oidc_issuer: null,
-    jwks_url: server.jwksUrl,
-    jwks_allow_private_addresses: false,
-  })
-  t.equal(await status(blocked.gateway, await token('k1')), 503)
-  const byName = await start(t, server, {
-    oidc_issuer: null,
-    jwks_url: server.jwksUrl.replace('127.0.0.1', 'localhost'),
-    jwks_allow_private_addresses: false,
-  })
-  t.equal(await status(byName.gateway, await token('k1')), 503, 'a name resolving to loopback too')
-  t.equal(server.count(JWKS_PATH), 0, 'neither connected to the provider')
-  t.match(
-    blocked.gateway.logs.text,
-    /127\.0\.0\.1 is not a public address \(auth\.jwks_allow_private_addresses\)/,
+  // A provider on a non-public address without the opt-in would get every JWT a 503: the
+  // configuration is refused at start, naming the setting (the same line as `config check`).
+  await t.rejects(
+    start(t, server, {
+      oidc_issuer: null,
+      jwks_url: server.jwksUrl,
+      jwks_allow_private_addresses: false,
+    }),
+    {
+      message:
+        'the configuration cannot be applied: auth.jwks_url: 127.0.0.1 resolves to the non-public address 127.0.0.1; set auth.jwks_allow_private_addresses: true if the identity provider is meant to be there (an in-cluster Keycloak or Dex)',
+    },
   )
-  t.match(byName.gateway.logs.text, /resolves to the non-public address/)
-  t.ok((await fetches(blocked.gateway, { outcome: 'blocked' })) >= 1, 'counted as blocked')
+  await t.rejects(
+    start(t, server, {
+      oidc_issuer: server.issuer.replace('127.0.0.1', 'localhost'),
+      jwks_allow_private_addresses: false,
+    }),
+    {
+      message:
+        /auth\.oidc_issuer: localhost resolves to the non-public address 127\.0\.0\.1; set auth\.jwks_allow_private_addresses: true/,
+    },
+    'a name resolving to loopback too',
+  )
+  t.equal(server.count(JWKS_PATH) + server.count(DISCOVERY_PATH), 0, 'neither connected')
 
   server.route('/moved-away', (_req, res) => {
     res.writeHead(302, { location: `https://localhost:${server.port}${JWKS_PATH}` }).end()
@@ -426,6 +432,7 @@ void t.test('SSRF guards: private targets and cross-host redirects need an opt-i
     'a redirect to another host is not followed',
   )
   t.match(away.gateway.logs.text, /redirected to another host/)
+  t.ok((await fetches(away.gateway, { outcome: 'blocked' })) >= 1, 'counted as blocked')
   t.equal(server.count(JWKS_PATH), 0)
   const here = await start(t, server, {
     oidc_issuer: null,

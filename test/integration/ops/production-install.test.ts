@@ -23,7 +23,7 @@ import {
  */
 t.setTimeout(240_000)
 
-const SECURITY_KEY = 'production-install-test-key'
+const SECURITY_KEY = 'production-install-test-key-0a4e8c2f'
 
 /** Every file of a tree with its size and modification time, to prove nothing was written. */
 function snapshot(root: string, skip: string): Map<string, string> {
