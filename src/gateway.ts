@@ -3,6 +3,7 @@ import type { Config } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
 import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
 import { AccessLog } from './access-log.js'
+import { buildInfo } from './build-info.js'
 import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
 import { InFlight } from './http/in-flight.js'
@@ -68,6 +69,8 @@ export async function createGateway(
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: config.logging.level })
   const metrics = new Metrics({ collectProcessMetrics: options.collectProcessMetrics ?? true })
+  const build = buildInfo()
+  metrics.reportBuild(build)
   const upstream = new UpstreamClient(config.upstream, (kind) =>
     metrics.upstreamErrors.inc({ kind }),
   )
@@ -167,13 +170,15 @@ export async function createGateway(
           admin_port: adminPort,
           upstream: config.upstream.url,
           auth_mode: current.mode.mode,
+          version: build.version,
+          commit: build.commit,
         },
         'portcullis listening',
       )
       return {
         url: listenerUrl(config.server.host, port),
         port,
-        adminUrl: listenerUrl(config.server.host, adminPort),
+        adminUrl: listenerUrl(config.server.admin_host, adminPort),
         adminPort,
       }
     },

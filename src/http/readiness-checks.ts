@@ -1,7 +1,9 @@
 import type { RemoteJwksHealth } from '../auth/jwt/remote/remote-jwks.js'
+import { GatewayError } from '../errors.js'
+import { REASONS } from '../reasons.js'
 import type { ServiceAccountStore } from '../service-accounts/store.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
-import type { ReadinessCheck } from './readiness.js'
+import { ReadinessFailure, type ReadinessCheck } from './readiness.js'
 
 const UPSTREAM_PROBE_LIMIT = 65_536
 
@@ -22,10 +24,15 @@ export function readinessChecks(deps: {
     {
       name: 'upstream',
       check: async () => {
-        await upstream.fetch(
-          { method: 'GET', path: '/health', headers: ['host', upstreamHost], body: null },
-          UPSTREAM_PROBE_LIMIT,
-        )
+        try {
+          await upstream.fetch(
+            { method: 'GET', path: '/health', headers: ['host', upstreamHost], body: null },
+            UPSTREAM_PROBE_LIMIT,
+            'probe',
+          )
+        } catch (error) {
+          throw probeFailure(error)
+        }
       },
     },
   ]
@@ -40,4 +47,11 @@ export function readinessChecks(deps: {
     },
   })
   return checks
+}
+
+/** `refused: the upstream refused the connection (nothing listens)`, counted as `refused`. */
+function probeFailure(error: unknown): unknown {
+  if (!(error instanceof GatewayError) || !error.reason.startsWith('upstream.')) return error
+  const kind = error.reason.slice('upstream.'.length)
+  return new ReadinessFailure(kind, `${kind}: ${REASONS[error.reason]}`)
 }

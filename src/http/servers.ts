@@ -1,6 +1,7 @@
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Config } from '../config/schema.js'
+import type { ParserReason } from '../reasons.js'
 import { describeSystemError, StartupError } from '../startup-error.js'
 
 const CLIENT_ERROR_STATUS: Record<string, number> = {
@@ -12,11 +13,11 @@ const CLIENT_ERROR_STATUS: Record<string, number> = {
 export interface ParserRefusal {
   readonly status: number
   /** Bounded: `http.timeout`, or `http.` and llhttp's error name (`http.header_overflow`, …). */
-  readonly reason: string
+  readonly reason: ParserReason
   readonly peer: string | undefined
 }
 
-function refusalReason(code: string | undefined): string {
+function refusalReason(code: string | undefined): ParserReason {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'http.timeout'
   if (code?.startsWith('HPE_') === true) return `http.${code.slice(4).toLowerCase()}`
   return 'http.malformed'
