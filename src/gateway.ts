@@ -157,7 +157,7 @@ export async function createGateway(
           config.server.admin_host,
           {
             port: settingName('server.admin_port', 'PORTCULLIS_ADMIN_PORT'),
-            host: 'server.admin_host',
+            host: settingName('server.admin_host', 'PORTCULLIS_ADMIN_HOST'),
           },
         )
       } catch (error) {

@@ -91,20 +91,30 @@ export async function listenOrExplain(
   try {
     return await listen(server, port, host)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
-    const controls =
-      code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? settings.host
-        : settings.port
-    const why =
-      (code === 'EACCES' || code === 'EPERM') && port < 1024
-        ? 'permission denied (ports below 1024 need privileges)'
-        : describeSystemError(error)
-    throw new StartupError('listen', `cannot listen on ${address} (${controls}): ${why}`, {
-      cause: error,
-    })
+    throw listenFailure(error, port, host, settings)
   }
+}
+
+/** A failed listen as one line naming the address, the setting to change and why (exit 3). */
+export function listenFailure(
+  error: unknown,
+  port: number,
+  host: string,
+  settings: { port: string; host: string },
+): StartupError {
+  const code = (error as NodeJS.ErrnoException).code
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
+  const controls =
+    code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+      ? settings.host
+      : settings.port
+  const why =
+    (code === 'EACCES' || code === 'EPERM') && port < 1024
+      ? 'permission denied (ports below 1024 need privileges)'
+      : describeSystemError(error)
+  return new StartupError('listen', `cannot listen on ${address} (${controls}): ${why}`, {
+    cause: error,
+  })
 }
 
 export async function closeServer(server: Server): Promise<void> {
