@@ -4,6 +4,7 @@ import type { Config } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
 import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
 import { AccessLog } from './access-log.js'
+import { buildInfo } from './build-info.js'
 import { createGeneration, type Generation, type SharedParts } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
 import { InFlight } from './http/in-flight.js'
@@ -76,6 +77,8 @@ export async function createGateway(
   // Before the store is opened or a port bound; its warnings are logged once, by the build below.
   await checkStartup(config, logger.child({}, { level: 'silent' }))
   const metrics = new Metrics({ collectProcessMetrics: options.collectProcessMetrics ?? true })
+  const build = buildInfo()
+  metrics.reportBuild(build)
   const upstream = new UpstreamClient(config.upstream, (kind) =>
     metrics.upstreamErrors.inc({ kind }),
   )
@@ -160,7 +163,7 @@ export async function createGateway(
           config.server.admin_host,
           {
             port: settingName('server.admin_port', 'PORTCULLIS_ADMIN_PORT'),
-            host: 'server.admin_host',
+            host: settingName('server.admin_host', 'PORTCULLIS_ADMIN_HOST'),
           },
         )
       } catch (error) {
@@ -173,13 +176,15 @@ export async function createGateway(
           admin_port: adminPort,
           upstream: config.upstream.url,
           auth_mode: describeAuthMode(current.mode),
+          version: build.version,
+          commit: build.commit,
         },
         'portcullis listening',
       )
       return {
         url: listenerUrl(config.server.host, port),
         port,
-        adminUrl: listenerUrl(config.server.host, adminPort),
+        adminUrl: listenerUrl(config.server.admin_host, adminPort),
         adminPort,
       }
     },

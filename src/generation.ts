@@ -116,6 +116,7 @@ export async function createGeneration(
       upstreamUrl: config.upstream.url,
       connectTimeoutMs: config.upstream.connect_timeout_ms,
       headerOptions,
+      onFailure: (kind) => metrics.upstreamErrors.inc({ kind }),
     })
     const watch = new CredentialWatch({ revocations: serviceAccounts?.revocations })
     cleanups.push(() => watch.close())
@@ -156,7 +157,8 @@ export async function createGeneration(
       inbound,
       match: (method, path) => catalogue.match(method, path),
       allowedOrigins: config.cors.allowed_origins,
-      accessLog: config.logging.access_log ? shared.accessLog : undefined,
+      accessLog: shared.accessLog,
+      accessLogOn: config.logging.access_log,
       stages: [
         ...surfaces.beforeAuthentication,
         authenticate({ pipeline }),

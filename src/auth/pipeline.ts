@@ -142,7 +142,7 @@ export class AuthPipeline {
       this.#debug(request, trace, principal, 'allowed', 'ok', authorization)
       return { principal, authorization, public: false, route }
     } catch (error) {
-      const reason = toGatewayError(error).reason ?? 'internal'
+      const reason = toGatewayError(error).reason
       metrics?.countAuthOutcome(principal?.kind ?? credentialOf(reason), 'denied', reason)
       this.#debug(request, trace, principal, 'denied', reason, undefined)
       throw error

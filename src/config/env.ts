@@ -13,6 +13,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'PORTCULLIS_UPSTREAM_URL', path: ['upstream', 'url'], kind: 'string' },
   { env: 'PORTCULLIS_PORT', path: ['server', 'port'], kind: 'number' },
   { env: 'PORTCULLIS_ADMIN_PORT', path: ['server', 'admin_port'], kind: 'number' },
+  { env: 'PORTCULLIS_ADMIN_HOST', path: ['server', 'admin_host'], kind: 'string' },
   { env: 'JWT_VERIFICATION_KEY', path: ['auth', 'verification_keys'], kind: 'append' },
   { env: 'JWT_JWKS_FILE', path: ['auth', 'jwks_file'], kind: 'string' },
   { env: 'OS_SECURITY_KEY', path: ['auth', 'security_key'], kind: 'string' },

@@ -1,7 +1,9 @@
 import type { RemoteJwksHealth } from '../auth/jwt/remote/remote-jwks.js'
+import { GatewayError } from '../errors.js'
+import { REASONS } from '../reasons.js'
 import type { ServiceAccountStore } from '../service-accounts/store.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
-import type { ReadinessCheck } from './readiness.js'
+import { ReadinessFailure, type ReadinessCheck } from './readiness.js'
 
 const UPSTREAM_PROBE_LIMIT = 65_536
 
@@ -24,10 +26,15 @@ export function readinessChecks(deps: {
     {
       name: 'upstream',
       check: async () => {
-        await upstream.fetch(
-          { method: 'GET', path: '/health', headers: ['host', upstreamHost], body: null },
-          UPSTREAM_PROBE_LIMIT,
-        )
+        try {
+          await upstream.fetch(
+            { method: 'GET', path: '/health', headers: ['host', upstreamHost], body: null },
+            UPSTREAM_PROBE_LIMIT,
+            'probe',
+          )
+        } catch (error) {
+          throw probeFailure(error)
+        }
       },
     },
   ]
@@ -48,4 +55,11 @@ export function readinessChecks(deps: {
       'open (auth.open): requests without a credential are forwarded to the upstream',
   })
   return checks
+}
+
+/** `refused: the upstream refused the connection (nothing listens)`, counted as `refused`. */
+function probeFailure(error: unknown): unknown {
+  if (!(error instanceof GatewayError) || !error.reason.startsWith('upstream.')) return error
+  const kind = error.reason.slice('upstream.'.length)
+  return new ReadinessFailure(kind, `${kind}: ${REASONS[error.reason]}`)
 }

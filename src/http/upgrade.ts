@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { accessLevel } from '../access-log.js'
 import { type GatewayError, toGatewayError } from '../errors.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import { identifyClient, readInbound, type InboundSettings } from '../inbound/read-inbound.js'
@@ -92,12 +93,12 @@ export class UpgradeHandler {
 
   #refuse(req: IncomingMessage, socket: Duplex, error: GatewayError): void {
     this.#deps.metrics.websocketUpgrades.inc({ outcome: String(error.status) })
-    this.#deps.logger.info(
+    this.#deps.logger[accessLevel(error.status, error.reason)](
       {
         method: req.method,
         path: (req.url ?? '').split('?')[0]?.slice(0, 256),
         status: error.status,
-        reason: error.reason ?? error.code.toLowerCase(),
+        reason: error.reason,
         upgrade: 'websocket',
       },
       'upgrade refused',

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
-import { Pool, errors as undiciErrors } from 'undici'
+import { Pool } from 'undici'
 import type { Config } from '../config/schema.js'
+import { classifyConnectionFailure, type ConnectionFailure } from '../connection-failure.js'
 import { GatewayError } from '../errors.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 import { StreamingResponseHandler, type StreamOutcome } from './streaming-response-handler.js'
@@ -23,7 +24,13 @@ export interface BufferedResponse {
   readonly body: Buffer
 }
 
-export type UpstreamFailureKind = 'refused' | 'reset' | 'timeout' | 'other'
+export type UpstreamFailureKind = ConnectionFailure
+
+/**
+ * Who asked: a client's request (its failures are counted as upstream errors) or the readiness
+ * probe (counted apart, so that a probing kubelet does not look like failing traffic).
+ */
+export type UpstreamCaller = 'request' | 'probe'
 
 /**
  * The only module that talks HTTP to the upstream: a keep-alive undici pool (measured faster
@@ -70,7 +77,7 @@ export class UpstreamClient {
         // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
         reject: (error) => reject(error instanceof GatewayError ? error : this.#failure(error)),
         // Too late for a 502: the client sees the connection end before the response does.
-        onLateFailure: (error) => this.#onFailure(classifyFailure(error)),
+        onLateFailure: (error) => this.#onFailure(classifyConnectionFailure(error)),
       })
       this.#pool.dispatch(
         {
@@ -86,8 +93,15 @@ export class UpstreamClient {
     })
   }
 
-  /** Sends a request and buffers the response (bounded), for the few routes whose body we rewrite. */
-  async fetch(request: UpstreamRequest, maxBytes: number): Promise<BufferedResponse> {
+  /**
+   * Sends a request and buffers the response (bounded), for the few routes whose body we rewrite
+   * and for the readiness probe.
+   */
+  async fetch(
+    request: UpstreamRequest,
+    maxBytes: number,
+    caller: UpstreamCaller = 'request',
+  ): Promise<BufferedResponse> {
     try {
       ignoreBodyErrors(request.body)
       const response = await this.#pool.request({
@@ -117,7 +131,7 @@ export class UpstreamClient {
       }
     } catch (error) {
       if (error instanceof GatewayError) throw error
-      throw this.#failure(error)
+      throw this.#failure(error, caller)
     }
   }
 
@@ -125,41 +139,25 @@ export class UpstreamClient {
     await this.#pool.close()
   }
 
-  #failure(error: unknown): GatewayError {
-    const kind = classifyFailure(error)
-    this.#onFailure(kind)
-    if (kind === 'timeout') {
-      return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
-        cause: error,
-        reason: 'upstream.timeout',
-      })
-    }
-    return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
-      cause: error,
-      reason: `upstream.${kind}`,
-    })
+  #failure(error: unknown, caller: UpstreamCaller = 'request'): GatewayError {
+    const kind = classifyConnectionFailure(error)
+    if (caller === 'request') this.#onFailure(kind)
+    return upstreamFailure(kind, error)
   }
 }
 
-export function classifyFailure(error: unknown): UpstreamFailureKind {
-  if (
-    error instanceof undiciErrors.ConnectTimeoutError ||
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError
-  ) {
-    return 'timeout'
+/** The 502 or 504 a client gets for an upstream that failed before answering. */
+export function upstreamFailure(kind: UpstreamFailureKind, cause: unknown): GatewayError {
+  if (kind === 'timeout') {
+    return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
+      cause,
+      reason: 'upstream.timeout',
+    })
   }
-  const code = (error as { code?: string } | null)?.code
-  if (
-    code === 'ECONNREFUSED' ||
-    code === 'ENOTFOUND' ||
-    code === 'EAI_AGAIN' ||
-    code === 'EHOSTUNREACH'
-  ) {
-    return 'refused'
-  }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset'
-  return 'other'
+  return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
+    cause,
+    reason: `upstream.${kind}`,
+  })
 }
 
 /** Response headers without hop-by-hop fields (and those the upstream listed in `Connection`). */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_ADMIN_SCOPE } from '../../policy/scope.js'
 import { secretRefSchema } from '../secrets.js'
 
 export const JWT_ALGORITHMS = [
@@ -226,7 +227,7 @@ export const authSchema = z
     admin_scope: z
       .string()
       .min(1)
-      .default('os:admin')
+      .default(DEFAULT_ADMIN_SCOPE)
       .describe('Scope granting full admin access.'),
     user_isolation: z
       .boolean()

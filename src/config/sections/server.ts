@@ -28,8 +28,10 @@ export const serverSchema = z
     port: port.default(8080).describe('Port of the proxy listener (clients and AgentOS traffic).'),
     admin_host: z
       .string()
-      .default('0.0.0.0')
-      .describe('Address the admin listener (/healthz, /readyz, /metrics) binds to.'),
+      .default('127.0.0.1')
+      .describe(
+        'Address the admin listener (/healthz, /readyz, unauthenticated /metrics) binds to. Loopback by default: in a container or pod, set the address probes and Prometheus reach (`0.0.0.0`, or the pod IP); the Helm chart does.',
+      ),
     admin_port: port
       .default(9090)
       .describe('Port of the admin listener. Separate because the upstream owns GET /metrics.'),

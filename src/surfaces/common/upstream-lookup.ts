@@ -23,8 +23,8 @@ export function upstreamLookup(upstream: UpstreamClient, upstreamHost: string): 
 }
 
 /** The decision needs an answer the upstream did not give: fail closed. */
-export function lookupFailed(what: string): GatewayError {
+export function lookupFailed(what: 'catalog' | 'a2a_task' | 'mcp_run'): GatewayError {
   return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
-    reason: `surfaces.${what}`,
+    reason: `surfaces.${what}_lookup`,
   })
 }

@@ -215,7 +215,7 @@ void t.test(
     t.equal(await status(gateway, good), 200)
     await server.stop()
     await until(
-      async () => (await fetches(gateway, { outcome: 'network' })) >= 3,
+      async () => (await fetches(gateway, { outcome: 'refused' })) >= 3,
       'three failed fetches',
     )
     t.equal(await status(gateway, good), 200, 'the last good key set still verifies')
@@ -228,7 +228,7 @@ void t.test(
     t.equal(ready.status, 200, 'still ready')
     t.match(
       ready.checks.jwks,
-      /^stale: fetches fail \(network\); serving the key set confirmed \d+ s ago for up to \d+ s more$/,
+      /^stale: fetches fail \(refused\); serving the key set confirmed \d+ s ago for up to \d+ s more$/,
     )
     t.equal(await metric(gateway, 'portcullis_jwks_state', { state: 'stale' }), 1)
     t.ok(((await metric(gateway, 'portcullis_jwks_age_seconds', { source: 'remote' })) ?? 0) > 0)

@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Child, childEnv, serveEmbeddedStore, cliArgs, tsxArgs } from '../../helpers/child-process.js'
+import {
+  Child,
+  childEnv,
+  serveEmbeddedStore,
+  cliArgs,
+  tsxArgs,
+} from '../../helpers/child-process.js'
 import { freshEmbeddedDataDir } from '../../helpers/embedded-store.js'
 import { isListening } from '../../helpers/ports.js'
 import { closedPort } from '../../helpers/runtime.js'

@@ -118,7 +118,11 @@ void t.test('176 O: the DNS-rebinding guard refuses a foreign Host or Origin', a
 void t.test('177 with OAuth metadata: challenge, public metadata, REST still closed', async (t) => {
   const none = await JA.call('POST', '/mcp', { json: INITIALIZE })
   t.equal(none.status, 401)
-  t.match(none.headers['www-authenticate'], `resource_metadata="${METADATA}"`)
+  t.equal(
+    none.headers['www-authenticate'],
+    `Bearer resource_metadata="${METADATA}"`,
+    'no credential: no error code (RFC 6750 §3.1)',
+  )
   const metadata = await JA.call('GET', '/.well-known/oauth-protected-resource/mcp')
   t.equal(metadata.status, 200, 'the metadata needs no credential')
   t.match(metadata.body, { resource: /\/mcp$/ })
@@ -129,7 +133,11 @@ void t.test('177 with OAuth metadata: challenge, public metadata, REST still clo
   t.equal((await JA.call('DELETE', `/service-accounts/${id}`, { token: admin })).status, 204)
   const revoked = await JA.call('POST', '/mcp', { json: INITIALIZE, token })
   t.equal(revoked.status, 401, 'revoked PAT')
-  t.match(revoked.headers['www-authenticate'], 'resource_metadata=')
+  t.equal(
+    revoked.headers['www-authenticate'],
+    `Bearer resource_metadata="${METADATA}", error="invalid_token"`,
+    'a refused token: the metadata and the error code',
+  )
   const user = await jwt(['agents:run'], { sub: 'u1' })
   t.equal((await JA.call('POST', '/mcp', { json: INITIALIZE, token: user })).status, 200, 'JWT')
   const reserved = await JA.call('POST', '/mcp', {

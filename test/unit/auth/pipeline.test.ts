@@ -14,6 +14,7 @@ import { Authorizer } from '../../../src/policy/authorizer.js'
 import { Grants } from '../../../src/policy/grants.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
 import { ANONYMOUS, type Principal } from '../../../src/principal.js'
+import type { Reason } from '../../../src/reasons.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import { SECURITY_KEY_PRINCIPAL, serviceAccountPrincipal } from '../../helpers/principals.js'
 import { authConfig, gatewayErrorOf } from './helpers.js'
@@ -57,8 +58,7 @@ function verifier(kind: Verifier['kind'], answer: (token: string) => Behaviour) 
   return fake
 }
 
-const refused = (reason: string) =>
-  new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: `${reason}.invalid` })
+const refused = (reason: Reason) => new GatewayError('TOKEN_INVALID', 'Invalid token', { reason })
 
 function pipeline(
   auth: Record<string, unknown>,
@@ -141,22 +141,22 @@ void t.test(
 )
 
 void t.test('a failure never falls through to another verifier', async (t) => {
-  const scheduler = verifier('scheduler', () => refused('scheduler'))
+  const scheduler = verifier('scheduler', () => refused('scheduler.websocket'))
   const jwt = verifier('jwt', () => JWT_USER)
   const gate = pipeline(
     { ...JWT_MODE, internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' },
     { scheduler, jwt },
   )
   t.match(await gatewayErrorOf(() => gate.decide(request('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'))), {
-    reason: 'scheduler.invalid',
+    reason: 'scheduler.websocket',
   })
   t.same(jwt.seen, [], 'the JWT verifier was not tried after the scheduler failed')
 
-  const failingAccounts = verifier('service_account', () => refused('service_account'))
+  const failingAccounts = verifier('service_account', () => refused('service_account.unknown'))
   const securityKey = verifier('security_key', () => SECURITY_KEY_PRINCIPAL)
   const keyed = pipeline(KEY_MODE, { serviceAccounts: failingAccounts, securityKey })
   t.match(await gatewayErrorOf(() => keyed.decide(request(SERVICE_TOKEN))), {
-    reason: 'service_account.invalid',
+    reason: 'service_account.unknown',
   })
   t.same(securityKey.seen, [], 'the security key was not tried after a bad service token')
 })
@@ -218,7 +218,9 @@ void t.test(
   'an open instance: anonymous callers pass; only service tokens are looked at',
   async (t) => {
     const serviceAccounts = verifier('service_account', (token) =>
-      token === SERVICE_TOKEN ? serviceAccountPrincipal('ci', ['sessions:read']) : refused('sa'),
+      token === SERVICE_TOKEN
+        ? serviceAccountPrincipal('ci', ['sessions:read'])
+        : refused('service_account.unknown'),
     )
     const gate = pipeline({ open: true }, { serviceAccounts })
     t.equal((await gate.decide(request(undefined))).principal, ANONYMOUS)
