@@ -25,6 +25,17 @@ export interface BufferedResponse {
 
 export type UpstreamFailureKind = 'refused' | 'reset' | 'timeout' | 'other'
 
+/** How a buffered request differs from a client's. */
+export interface FetchOptions {
+  /** Bounds both the wait for headers and the silence within the body (default: the config's). */
+  readonly timeoutMs?: number
+  /**
+   * The gateway's own request (a probe): its failure is the caller's to report, not counted as a
+   * client request's upstream error.
+   */
+  readonly own?: boolean
+}
+
 /**
  * The only module that talks HTTP to the upstream: a keep-alive undici pool (measured faster
  * than http-proxy), streaming both ways without buffering.
@@ -86,8 +97,15 @@ export class UpstreamClient {
     })
   }
 
-  /** Sends a request and buffers the response (bounded), for the few routes whose body we rewrite. */
-  async fetch(request: UpstreamRequest, maxBytes: number): Promise<BufferedResponse> {
+  /**
+   * Sends a request and buffers the response (bounded): for the few routes whose body we rewrite,
+   * and for the gateway's own probes.
+   */
+  async fetch(
+    request: UpstreamRequest,
+    maxBytes: number,
+    options: FetchOptions = {},
+  ): Promise<BufferedResponse> {
     try {
       ignoreBodyErrors(request.body)
       const response = await this.#pool.request({
@@ -95,8 +113,8 @@ export class UpstreamClient {
         path: request.path,
         headers: request.headers,
         body: request.body,
-        headersTimeout: this.#headersTimeout,
-        bodyTimeout: this.#bodyTimeout,
+        headersTimeout: options.timeoutMs ?? this.#headersTimeout,
+        bodyTimeout: options.timeoutMs ?? this.#bodyTimeout,
       })
       const chunks: Buffer[] = []
       let size = 0
@@ -117,17 +135,31 @@ export class UpstreamClient {
       }
     } catch (error) {
       if (error instanceof GatewayError) throw error
-      throw this.#failure(error)
+      throw this.#failure(error, options.own !== true)
     }
+  }
+
+  /**
+   * Calls `listener` each time the last open connection to the upstream closes, whoever closed it
+   * (an idle timeout here, the upstream going away): whatever answers the next request may be a
+   * different process. Returns the function that stops listening.
+   */
+  onAllConnectionsClosed(listener: () => void): () => void {
+    const pool = this.#pool
+    const disconnected = (): void => {
+      if (pool.stats.connected === 0) listener()
+    }
+    pool.on('disconnect', disconnected)
+    return () => pool.off('disconnect', disconnected)
   }
 
   async close(): Promise<void> {
     await this.#pool.close()
   }
 
-  #failure(error: unknown): GatewayError {
+  #failure(error: unknown, counted = true): GatewayError {
     const kind = classifyFailure(error)
-    this.#onFailure(kind)
+    if (counted) this.#onFailure(kind)
     if (kind === 'timeout') {
       return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
         cause: error,
