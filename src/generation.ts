@@ -27,6 +27,7 @@ import type { InboundSettings } from './inbound/read-inbound.js'
 import type { Logger } from './logger.js'
 import type { Metrics } from './metrics.js'
 import { Authorizer } from './policy/authorizer.js'
+import type { AgentOsLine } from './policy/catalogue/agentos-line.js'
 import { Grants } from './policy/grants.js'
 import { RouteTable } from './policy/route-table.js'
 import { ServiceAccountsApi } from './service-accounts/api/service-accounts-api.js'
@@ -47,13 +48,24 @@ export interface SharedParts {
   readonly webSockets: WebSocketAdmission
 }
 
+/** The AgentOS line a generation decides with, and what follows from how it was chosen. */
+export interface AgentOsChoice {
+  readonly line: AgentOsLine
+  /**
+   * `auth.deny_unmapped_routes` in effect: the setting when it is given, else true exactly while a
+   * pinned line is contradicted by what the upstream reports.
+   */
+  readonly denyUnmappedRoutes: boolean
+}
+
 /**
- * Everything built from one config: the request handler, the upgrade handler and the decision
+ * Everything built from one config and one AgentOS line: the request handler, the upgrade handler and the decision
  * core behind them. A reload builds a new generation and swaps it in; requests that started on the
  * old one finish on it.
  */
 export interface Generation {
   readonly config: Config
+  readonly agentos: AgentOsChoice
   readonly mode: AuthModeSummary
   /**
    * Handed to the next generation when its `auth` section is unchanged (keys, cache, cooldown);
@@ -77,6 +89,7 @@ export interface Generation {
 export async function createGeneration(
   config: Config,
   shared: SharedParts,
+  agentos: AgentOsChoice,
   previous?: Generation,
 ): Promise<Generation> {
   const { logger, metrics, upstream, serviceAccounts } = shared
@@ -91,7 +104,7 @@ export async function createGeneration(
     )
     if (jwt !== undefined && !reused) cleanups.push(() => jwt.close())
     const grants = new Grants(config.auth.admin_scope)
-    const pipeline = authPipeline(config, mode, shared, jwt, grants)
+    const pipeline = authPipeline(config, agentos, mode, shared, jwt, grants)
     const enforcer = await IdentityEnforcer.create(config, mode)
     const inbound: InboundSettings = {
       trustedProxies: new TrustedProxies(config.server.trusted_proxies),
@@ -171,6 +184,7 @@ export async function createGeneration(
     const callback = app.callback()
     return {
       config,
+      agentos,
       mode,
       jwt,
       signer: enforcer.signer,
@@ -192,6 +206,7 @@ export async function createGeneration(
 /** The decision core of one config: excluded routes, the route table, the verifiers. */
 function authPipeline(
   config: Config,
+  agentos: AgentOsChoice,
   mode: AuthModeSummary,
   shared: SharedParts,
   jwt: JwtVerifier | undefined,
@@ -211,7 +226,7 @@ function authPipeline(
         interfaceMappings: interfaceMappings(config.interfaces),
       }),
       grants,
-      denyUnmapped: auth.deny_unmapped_routes,
+      denyUnmapped: agentos.denyUnmappedRoutes,
     }),
     serviceAccounts: shared.serviceAccounts?.verifier,
     scheduler: auth.internal_service_token !== null ? new SchedulerTokenVerifier(auth) : undefined,

@@ -1,31 +1,52 @@
 import type { RemoteJwksHealth } from '../auth/jwt/remote/remote-jwks.js'
 import type { ServiceAccountStore } from '../service-accounts/store.js'
+import type { LineReadiness } from '../upstream/agentos-line-watch.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
 import type { ReadinessCheck } from './readiness.js'
 
 const UPSTREAM_PROBE_LIMIT = 65_536
 
 /**
- * What `/readyz` checks: the upstream answers `GET /health`, the service-account store answers a
- * ping (when service accounts are on), and a remote key set, when the config in force has one,
- * has keys (a stale one is a ready detail).
+ * What `/readyz` checks: the upstream answers `GET /health`, an AgentOS line is in force (its
+ * detail says which and how it was chosen), the service-account store answers a ping (when service
+ * accounts are on), and a remote key set, when the config in force has one, has keys (a stale one
+ * is a ready detail).
  */
 export function readinessChecks(deps: {
   readonly upstream: UpstreamClient
   readonly upstreamHost: string
+  /** The AgentOS line in force; told whether the upstream answered (answering again is a restart). */
+  readonly agentos: {
+    readiness(): LineReadiness
+    upstreamAnswered(answered: boolean): void
+  }
   readonly store: ServiceAccountStore | undefined
   /** The remote key set's health under the config in force; undefined when it has none. */
   readonly jwks: () => RemoteJwksHealth | undefined
 }): ReadinessCheck[] {
-  const { upstream, upstreamHost, store, jwks } = deps
+  const { upstream, upstreamHost, agentos, store, jwks } = deps
   const checks: ReadinessCheck[] = [
     {
       name: 'upstream',
       check: async () => {
-        await upstream.fetch(
-          { method: 'GET', path: '/health', headers: ['host', upstreamHost], body: null },
-          UPSTREAM_PROBE_LIMIT,
-        )
+        try {
+          await upstream.fetch(
+            { method: 'GET', path: '/health', headers: ['host', upstreamHost], body: null },
+            UPSTREAM_PROBE_LIMIT,
+          )
+        } catch (error) {
+          agentos.upstreamAnswered(false)
+          throw error
+        }
+        agentos.upstreamAnswered(true)
+      },
+    },
+    {
+      name: 'agentos',
+      check: async () => {
+        const { ready, detail } = agentos.readiness()
+        if (!ready) throw new Error(detail)
+        return detail
       },
     },
   ]

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { Teardown } from './gateway.js'
+import { SUITE_AGENTOS_LINE } from './suite-line.js'
 import { waitFor, within } from './wait.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -9,6 +10,7 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 /** Environment variables the gateway reads; removed from children so the host cannot leak in. */
 const GATEWAY_ENV = [
   'PORTCULLIS_UPSTREAM_URL',
+  'PORTCULLIS_AGENTOS_VERSION',
   'PORTCULLIS_PORT',
   'PORTCULLIS_ADMIN_PORT',
   'JWT_VERIFICATION_KEY',
@@ -18,12 +20,13 @@ const GATEWAY_ENV = [
   'DATABASE_URL',
 ]
 
+/** The environment of a child gateway: the suite's AgentOS line unless `extra` says otherwise. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of GATEWAY_ENV) delete env[name]
   // tap's own variables would make a child behave like a test.
   for (const name of Object.keys(env)) if (name.startsWith('TAP')) delete env[name]
-  return { ...env, ...extra }
+  return { ...env, PORTCULLIS_AGENTOS_VERSION: SUITE_AGENTOS_LINE, ...extra }
 }
 
 /** A child process whose output is collected line by line, killed at teardown if still running. */

@@ -6,6 +6,7 @@ import { createGateway, type Gateway, type RunningGateway } from '../../src/gate
 import { createLogger } from '../../src/logger.js'
 import { freshEmbeddedDataDir } from './embedded-store.js'
 import { LogCapture } from './log-capture.js'
+import { SUITE_AGENTOS_LINE } from './suite-line.js'
 
 /** Anything with tap's teardown hook. */
 export interface Teardown {
@@ -33,6 +34,9 @@ export function testConfig(input: ConfigInput, env: Record<string, string> = {})
       shutdown_grace_ms: 2_000,
     },
     logging: { level: 'info' },
+    ...(env.PORTCULLIS_AGENTOS_VERSION === undefined
+      ? { upstream: { agentos_version: SUITE_AGENTOS_LINE } }
+      : {}),
   }
   const yaml = stringify(mergeSections(base, input))
   return parseConfig(yaml, 'test config', { env, readFile: (path) => readFileSync(path, 'utf8') })

@@ -6,6 +6,8 @@ import { FAMILIES } from '../store.js'
 
 export const RUNTIME_NAME = 'AgentOS demo runtime'
 export const RUNTIME_VERSION = '2.9.0-demo'
+/** The agno release this runtime behaves as (`/info` reports it as AgentOS does). */
+export const AGNO_VERSION = '2.9.0'
 
 function docsPage(title: string) {
   return (ctx: RequestContext) =>
@@ -35,6 +37,7 @@ export function registerCoreRoutes(router: Router): void {
         name: RUNTIME_NAME,
         auth_mode: 'none',
         version: RUNTIME_VERSION,
+        agno_version: AGNO_VERSION,
       }),
     )
     .add('GET', '/docs', docsPage('AgentOS demo runtime - Swagger UI'))
