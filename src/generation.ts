@@ -193,6 +193,7 @@ export async function createGeneration(
       closeConnections: () => acceptor.closeAll(),
       async retire(keep) {
         if (jwt !== keep) jwt?.close()
+        await upgrades.settled()
         await acceptor.idle()
         watch.close()
       },
