@@ -1,4 +1,4 @@
-import type { RequestListener, Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { Config } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
 import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
@@ -10,12 +10,11 @@ import {
   type SharedParts,
 } from './generation.js'
 import { createAdminServer } from './http/admin-server.js'
-import { createAgentOsGate, unavailableListener } from './http/agentos-gate.js'
+import { createAgentOsGate, unavailableResponder } from './http/agentos-gate.js'
 import { InFlight } from './http/in-flight.js'
 import { observeRefusal } from './http/middleware/observe.js'
 import { readinessChecks } from './http/readiness-checks.js'
 import { closeServer, createProxyServer, listenerUrl, listenOrExplain } from './http/servers.js'
-import { TrustedProxies } from './inbound/client-address.js'
 import { AGENTOS_LINES } from './policy/catalogue/agentos-line.js'
 import {
   AgentOsLineWatch,
@@ -173,30 +172,16 @@ export async function createGateway(
     })
   agentos.follow()
 
-  const refusals = new WeakMap<Config, RequestListener>()
-  const refuse: RequestListener = (req, res) => {
-    const config = current.config
-    let listener = refusals.get(config)
-    if (listener === undefined) {
-      listener = unavailableListener({
-        logger,
-        metrics,
-        inFlight: shared.inFlight,
-        inbound: {
-          trustedProxies: new TrustedProxies(config.server.trusted_proxies),
-          maxHeadersCount: config.server.max_headers_count,
-        },
-        allowedOrigins: config.cors.allowed_origins,
-        accessLog: config.logging.access_log ? shared.accessLog : undefined,
-      })
-      refusals.set(config, listener)
-    }
-    listener(req, res)
-  }
   const gate = createAgentOsGate({
     admit: () => agentos.admit(),
     target: () => current,
-    refuse,
+    refuse: unavailableResponder({
+      logger,
+      metrics,
+      inFlight: shared.inFlight,
+      accessLog: shared.accessLog,
+      config: () => current.config,
+    }),
     metrics,
     logger,
   })

@@ -1,8 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { AccessLog } from '../access-log.js'
+import type { Config } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
-import type { InboundSettings } from '../inbound/read-inbound.js'
+import { TrustedProxies } from '../inbound/client-address.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
 import { createApp } from './app.js'
@@ -90,24 +91,41 @@ export function createAgentOsGate(deps: {
 }
 
 /**
- * The request path of a refused request: observed (metrics, access log, in-flight), with a
- * request id, answered 503 `{"detail": …}` by the one error handler.
+ * Answers a refused request through the request path of the config in force: observed (metrics,
+ * access log when on, in-flight), with a request id, 503 `{"detail": …}` from the one error
+ * handler. Built once per config.
  */
-export function unavailableListener(deps: {
+export function unavailableResponder(deps: {
   readonly logger: Logger
   readonly metrics: Metrics
   readonly inFlight: InFlight
-  readonly inbound: InboundSettings
-  readonly allowedOrigins: readonly string[]
-  readonly accessLog: AccessLog | undefined
+  readonly accessLog: AccessLog
+  readonly config: () => Config
 }): RequestListener {
-  const app = createApp({
-    ...deps,
-    stages: [],
-    forward: () => {
-      throw agentosUnknown()
-    },
-  })
-  const callback = app.callback()
-  return (req, res) => void callback(req, res)
+  const built = new WeakMap<Config, RequestListener>()
+  return (req, res) => {
+    const config = deps.config()
+    let listener = built.get(config)
+    if (listener === undefined) {
+      const app = createApp({
+        logger: deps.logger,
+        metrics: deps.metrics,
+        inFlight: deps.inFlight,
+        inbound: {
+          trustedProxies: new TrustedProxies(config.server.trusted_proxies),
+          maxHeadersCount: config.server.max_headers_count,
+        },
+        allowedOrigins: config.cors.allowed_origins,
+        accessLog: config.logging.access_log ? deps.accessLog : undefined,
+        stages: [],
+        forward: () => {
+          throw agentosUnknown()
+        },
+      })
+      const callback = app.callback()
+      listener = (request, response) => void callback(request, response)
+      built.set(config, listener)
+    }
+    listener(req, res)
+  }
 }

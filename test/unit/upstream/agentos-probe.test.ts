@@ -2,6 +2,8 @@
  * The probe against real HTTP servers: what each kind of upstream answers, and which answers are
  * worth retrying (no connection, a 5xx) and which are final (unreadable).
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { probeAgentOsLine } from '../../../src/upstream/agentos-probe.js'
 import { UpstreamClient } from '../../../src/upstream/upstream-client.js'
@@ -13,7 +15,7 @@ import {
   type AgentOsFace,
 } from '../../helpers/agentos-upstream.js'
 import { testConfig } from '../../helpers/gateway.js'
-import { closedPort, startCustomUpstream } from '../../helpers/runtime.js'
+import { closedPort } from '../../helpers/runtime.js'
 
 /** Upstream errors counted for clients: a probe's failures are never among them (last test). */
 const counted: string[] = []
@@ -82,13 +84,19 @@ void t.test('/openapi.json that cannot be read leaves /info alone to decide', as
     ['/info', [200, '{"agno_version":"0.0.0","os_version":"1.0.0"}']],
     ['/openapi.json', [404, '{"detail":"Not Found"}']],
   ])
-  const upstream = await startCustomUpstream(t, (req, res) => {
+  const server = createServer((req, res) => {
     const [status, body] = answers.get(req.url ?? '') ?? [500, '']
     res.writeHead(status, { 'content-type': 'application/json' })
     res.end(body)
   })
-  const upstreamClient = client(t, upstream.url)
-  const host = `127.0.0.1:${upstream.port}`
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  const { port } = server.address() as AddressInfo
+  const upstreamClient = client(t, `http://127.0.0.1:${port}`)
+  const host = `127.0.0.1:${port}`
   t.same(await probeAgentOsLine(upstreamClient, host), {
     kind: 'line',
     line: '3.0',
