@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'AUTH_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'OVER_CAPACITY'
+  | 'AGENTOS_UNKNOWN'
   | 'UPSTREAM_TIMEOUT'
 
 /**
@@ -64,6 +65,7 @@ const RESPONSES: Record<ErrorCode, ErrorResponse> = {
   AUTH_UNAVAILABLE: { status: 503, expose: true },
   STORE_UNAVAILABLE: { status: 503, expose: true },
   OVER_CAPACITY: { status: 503, expose: true },
+  AGENTOS_UNKNOWN: { status: 503, expose: true },
   UPSTREAM_TIMEOUT: { status: 504, expose: true },
 }
 

@@ -4,6 +4,13 @@ import { BoundLabels } from './bound-labels.js'
 import { CONNECTION_FAILURES } from './connection-failure.js'
 import type { Reason } from './reasons.js'
 
+/** The AgentOS line in force, as `portcullis_agentos_info` labels it. */
+export interface AgentOsInfo {
+  readonly line: string
+  readonly version: string
+  readonly source: string
+}
+
 /** What the metrics show of the remote key set. */
 export interface RemoteJwksStatus {
   readonly state: 'fresh' | 'stale' | 'unavailable'
@@ -193,6 +200,21 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  /** The AgentOS line in force, read at scrape time. */
+  #agentos: () => AgentOsInfo | undefined = () => undefined
+
+  readonly agentosInfo = new Gauge({
+    name: 'portcullis_agentos_info',
+    help: 'The AgentOS line whose route catalogue decides requests: 1, labelled with the line, the agno version the upstream reports (unknown when it reports none) and how the line was chosen (detected or pinned); absent while no line is in force.',
+    labelNames: ['line', 'version', 'source'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.agentosInfo.reset()
+      const info = this.#agentos()
+      if (info !== undefined) this.agentosInfo.set({ ...info }, 1)
+    },
+  })
+
   readonly #requestCounts = new BoundLabels((values) => this.requests.labels(...values))
   readonly #requestDurations = new BoundLabels((values) => this.requestDuration.labels(...values))
   readonly #upstreamDurations = new BoundLabels((values) => this.upstreamDuration.labels(...values))
@@ -202,6 +224,11 @@ export class Metrics {
   /** Reports `count` as the requests in flight from now on. */
   reportInFlight(count: () => number): void {
     this.#inFlightCount = count
+  }
+
+  /** Reports `info` as the AgentOS line in force from now on. */
+  reportAgentOs(info: () => AgentOsInfo | undefined): void {
+    this.#agentos = info
   }
 
   /** One answered request (the hot path: label combinations are bound once). */

@@ -131,6 +131,7 @@ export const REASONS = {
   'upstream.response_too_large': 'a response the gateway must rewrite is over 16 MiB',
   'upstream.failed_mid_stream': 'the upstream failed after the response began',
   'upstream.websocket_refused': 'the upstream refused the workflow WebSocket',
+  'agentos.unknown': "no AgentOS line is in force yet: the upstream's version is being read (503)",
 
   // The request's end.
   'client.gone': 'the client closed the connection before the response began (499)',

@@ -11,6 +11,7 @@ export interface EnvBinding {
 
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'PORTCULLIS_UPSTREAM_URL', path: ['upstream', 'url'], kind: 'string' },
+  { env: 'PORTCULLIS_AGENTOS_VERSION', path: ['upstream', 'agentos_version'], kind: 'string' },
   { env: 'PORTCULLIS_PORT', path: ['server', 'port'], kind: 'number' },
   { env: 'PORTCULLIS_ADMIN_PORT', path: ['server', 'admin_port'], kind: 'number' },
   { env: 'PORTCULLIS_ADMIN_HOST', path: ['server', 'admin_host'], kind: 'string' },

@@ -27,10 +27,19 @@ export interface BufferedResponse {
 export type UpstreamFailureKind = ConnectionFailure
 
 /**
- * Who asked: a client's request (its failures are counted as upstream errors) or the readiness
- * probe (counted apart, so that a probing kubelet does not look like failing traffic).
+ * Who asked: a client's request (its failures are counted as upstream errors) or one of the
+ * gateway's own probes (readiness, the AgentOS version read; counted apart, so that a probing
+ * kubelet does not look like failing traffic).
  */
 export type UpstreamCaller = 'request' | 'probe'
+
+/** How a buffered request differs from a client's. */
+export interface FetchOptions {
+  /** Bounds both the wait for headers and the silence within the body (default: the config's). */
+  readonly timeoutMs?: number
+  /** Who asks; a probe's failure is the caller's to report, not a client request's error. */
+  readonly caller?: UpstreamCaller
+}
 
 /**
  * The only module that talks HTTP to the upstream: a keep-alive undici pool (measured faster
@@ -94,13 +103,13 @@ export class UpstreamClient {
   }
 
   /**
-   * Sends a request and buffers the response (bounded), for the few routes whose body we rewrite
-   * and for the readiness probe.
+   * Sends a request and buffers the response (bounded): for the few routes whose body we rewrite,
+   * and for the gateway's own probes.
    */
   async fetch(
     request: UpstreamRequest,
     maxBytes: number,
-    caller: UpstreamCaller = 'request',
+    options: FetchOptions = {},
   ): Promise<BufferedResponse> {
     try {
       ignoreBodyErrors(request.body)
@@ -109,8 +118,8 @@ export class UpstreamClient {
         path: request.path,
         headers: request.headers,
         body: request.body,
-        headersTimeout: this.#headersTimeout,
-        bodyTimeout: this.#bodyTimeout,
+        headersTimeout: options.timeoutMs ?? this.#headersTimeout,
+        bodyTimeout: options.timeoutMs ?? this.#bodyTimeout,
       })
       const chunks: Buffer[] = []
       let size = 0
@@ -131,8 +140,22 @@ export class UpstreamClient {
       }
     } catch (error) {
       if (error instanceof GatewayError) throw error
-      throw this.#failure(error, caller)
+      throw this.#failure(error, options.caller)
     }
+  }
+
+  /**
+   * Calls `listener` each time the last open connection to the upstream closes, whoever closed it
+   * (an idle timeout here, the upstream going away): whatever answers the next request may be a
+   * different process. Returns the function that stops listening.
+   */
+  onAllConnectionsClosed(listener: () => void): () => void {
+    const pool = this.#pool
+    const disconnected = (): void => {
+      if (pool.stats.connected === 0) listener()
+    }
+    pool.on('disconnect', disconnected)
+    return () => pool.off('disconnect', disconnected)
   }
 
   async close(): Promise<void> {

@@ -127,7 +127,8 @@ export async function stack(
   env: Record<string, string> = {},
   options: StartOptions = {},
 ): Promise<Stack> {
-  const gateway = await startGateway(t, { ...config, upstream: { url: runtime.url } }, env, options)
+  const upstream = { ...(config.upstream as object | undefined), url: runtime.url }
+  const gateway = await startGateway(t, { ...config, upstream }, env, options)
   return {
     gateway,
     runtime,

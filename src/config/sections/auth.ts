@@ -237,9 +237,10 @@ export const authSchema = z
       ),
     deny_unmapped_routes: z
       .boolean()
-      .default(false)
+      .nullable()
+      .default(null)
       .describe(
-        'Refuse (403) authenticated requests to routes with no scope mapping, instead of allowing them.',
+        'Refuse (403) authenticated requests to routes with no scope mapping, instead of allowing them. Unset: false, except while upstream.agentos_version pins a line the upstream does not report (another line, a version no catalogue covers, an unreadable answer): then true. true or false always wins.',
       ),
     security_key: secretRefSchema
       .nullable()

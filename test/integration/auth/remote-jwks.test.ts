@@ -125,7 +125,10 @@ void t.test('OIDC discovery over HTTPS with a private CA; iss is checked', async
   const missing = await call(gateway, await token('k1'))
   t.same(JSON.parse(missing.body), { detail: 'Invalid token: Token is missing the "iss" claim' })
   t.equal(runtime.requests.length, 0, 'nothing refused reached the upstream')
-  t.same(await readiness(gateway), { status: 200, checks: { upstream: 'ok', jwks: 'ok' } })
+  t.match(await readiness(gateway), {
+    status: 200,
+    checks: { upstream: 'ok', agentos: /^2\.9 \(pinned/, jwks: 'ok' },
+  })
   t.equal(await metric(gateway, 'portcullis_jwks_keys', { source: 'remote' }), 1)
   t.equal(await metric(gateway, 'portcullis_jwks_state', { state: 'fresh' }), 1)
 })
@@ -148,9 +151,13 @@ void t.test('a jwks_url is fetched directly; the CA is required to trust it', as
       "Authentication is temporarily unavailable: the identity provider's signing keys could not be fetched",
   })
   t.match(refused.retryAfter, /^\d+$/, 'with Retry-After')
-  t.same(await readiness(untrusted.gateway), {
+  t.match(await readiness(untrusted.gateway), {
     status: 503,
-    checks: { upstream: 'ok', jwks: 'unavailable: no key set loaded yet; fetches fail (tls)' },
+    checks: {
+      upstream: 'ok',
+      agentos: /^2\.9 \(pinned/,
+      jwks: 'unavailable: no key set loaded yet; fetches fail (tls)',
+    },
   })
   t.equal((await fetch(`${untrusted.gateway.url}/health`)).status, 200, 'public routes still pass')
   t.equal(

@@ -31,12 +31,14 @@ void t.test('config check: a good file exits 0 with a summary', async (t) => {
   const valid = portcullis(t, ['config', 'check', '--config', `${FIXTURES}/valid.yaml`])
   const shipped = portcullis(t, ['config', 'check', '--config', 'config/portcullis.yaml'], {
     JWT_VERIFICATION_KEY: fixtures.rsaPublicPem(),
+    // Empty: unset, the shipped default (auto) applies.
+    PORTCULLIS_AGENTOS_VERSION: '',
   })
   const [validExit, shippedExit] = await Promise.all([valid.exit(), shipped.exit()])
 
   t.same(validExit, { code: 0, signal: null })
   t.same(valid.stdout, [
-    `${FIXTURES}/valid.yaml: valid (auth mode security_key, JWT authorization off, upstream http://127.0.0.1:7777)`,
+    `${FIXTURES}/valid.yaml: valid (auth mode security_key, JWT authorization off, upstream http://127.0.0.1:7777, AgentOS 2.9 (pinned))`,
   ])
   t.same(valid.stderr, [])
 
@@ -44,7 +46,7 @@ void t.test('config check: a good file exits 0 with a summary', async (t) => {
   t.same(
     shipped.stdout,
     [
-      'config/portcullis.yaml: valid (auth mode jwt, JWT authorization off, upstream http://127.0.0.1:7777)',
+      'config/portcullis.yaml: valid (auth mode jwt, JWT authorization off, upstream http://127.0.0.1:7777, AgentOS auto: read from the upstream at start)',
       `  database.data_dir: ${join(PROJECT_ROOT, 'data/portcullis')}`,
     ],
     'with the environment applied (JWT_VERIFICATION_KEY) and the resolved paths',
@@ -156,7 +158,7 @@ void t.test('config check: warnings, --strict, an empty file, resolved paths', a
 
   t.equal(lenient?.code, 0, 'a warning alone passes')
   t.same(runs[0]?.stdout, [
-    `${open}: valid (auth mode open, JWT authorization off, upstream http://127.0.0.1:7777)`,
+    `${open}: valid (auth mode open, JWT authorization off, upstream http://127.0.0.1:7777, AgentOS 2.9 (pinned))`,
     `  database.data_dir: ${join(dirname(open), 'state')}`,
   ])
   t.same(runs[0]?.stderr, [runsOpen], 'the gateway would run open: said so')
