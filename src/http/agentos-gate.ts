@@ -6,7 +6,8 @@ import { GatewayError } from '../errors.js'
 import { TrustedProxies } from '../inbound/client-address.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
-import { unmatchedRoute } from '../policy/catalogue/route-catalogue.js'
+import { agentosCatalogue, AGENTOS_LINES } from '../policy/catalogue/index.js'
+import { routeFamilies, unmatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import { createApp } from './app.js'
 import type { InFlight } from './in-flight.js'
 import { writeRawError } from './raw-response.js'
@@ -104,6 +105,7 @@ export function unavailableResponder(deps: {
   readonly config: () => Config
 }): RequestListener {
   const built = new WeakMap<Config, RequestListener>()
+  const families = routeFamilies(AGENTOS_LINES.map(agentosCatalogue))
   return (req, res) => {
     const config = deps.config()
     let listener = built.get(config)
@@ -117,7 +119,7 @@ export function unavailableResponder(deps: {
           maxHeadersCount: config.server.max_headers_count,
         },
         allowedOrigins: config.cors.allowed_origins,
-        match: unmatchedRoute,
+        match: (method, path) => unmatchedRoute(method, path, families),
         accessLog: deps.accessLog,
         accessLogOn: config.logging.access_log,
         stages: [],

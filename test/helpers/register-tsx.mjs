@@ -12,6 +12,9 @@
  * test processes' own.
  */
 import process from 'node:process'
+import { useScratchDir } from './scratch-dir.mjs'
+
+useScratchDir()
 
 await import('tsx')
 // tsx's hooks run in a thread of their own, started asynchronously: loading one TypeScript module

@@ -3,6 +3,7 @@ import { RouteTable, type RouteEntry, type RouteMatch } from '../route-table.js'
 import { pathSegments, TemplateTrie } from '../template-trie.js'
 import type { AgentOsCatalogue } from './agentos-catalogue.js'
 import type { AgentOsLine } from './agentos-line.js'
+import { agentosPatternToTemplate } from './scope-patterns.js'
 export type { ResourceContext } from './route-facts.js'
 
 import {
@@ -70,8 +71,15 @@ export interface MatchedRoute {
 
 const NO_CHECKS: readonly HandlerCheck[] = Object.freeze([])
 
-/** A request matched against no catalogue (no AgentOS line is in force yet): nothing is known. */
-export function unmatchedRoute(method: string, path: string): MatchedRoute {
+/**
+ * A request matched against no catalogue (no AgentOS line is in force yet): nothing is known but
+ * its metrics label, from the route families of every line (`families`, see `routeFamilies`).
+ */
+export function unmatchedRoute(
+  method: string,
+  path: string,
+  families: ReadonlySet<string>,
+): MatchedRoute {
   const segments = pathSegments(path) ?? []
   return {
     method,
@@ -81,8 +89,26 @@ export function unmatchedRoute(method: string, path: string): MatchedRoute {
     route: undefined,
     context: undefined,
     gate: undefined,
-    familyLabel: segments.length === 0 ? '/' : 'other',
+    familyLabel: familyLabel(families, segments),
   }
+}
+
+/** The first path segments the catalogues' routes and default scope rules begin with. */
+export function routeFamilies(catalogues: readonly AgentOsCatalogue[]): ReadonlySet<string> {
+  const families = new Set<string>()
+  for (const catalogue of catalogues) {
+    for (const route of catalogue.routes) addFamily(families, parseTemplate(route.path))
+    for (const [, pattern] of catalogue.scopeMappings) {
+      addFamily(families, parseTemplate(agentosPatternToTemplate(pattern)))
+    }
+  }
+  return families
+}
+
+function familyLabel(families: ReadonlySet<string>, segments: readonly string[]): string {
+  const first = segments[0]
+  if (first === undefined) return '/'
+  return families.has(first) ? `/${first}` : 'other'
 }
 const WILDCARD_METHOD = '*'
 
@@ -156,9 +182,7 @@ export class RouteCatalogue {
   }
 
   #familyLabel(segments: readonly string[]): string {
-    const first = segments[0]
-    if (first === undefined) return '/'
-    return this.#families.has(first) ? `/${first}` : 'other'
+    return familyLabel(this.#families, segments)
   }
 
   #compile(route: CatalogueRoute, segments: readonly TemplateSegment[]): CompiledRoute {

@@ -173,7 +173,7 @@ void t.test('upstream down at start: 503 for everything until its line is read',
     body: {
       status: 'not_ready',
       checks: {
-        upstream: 'Upstream unavailable',
+        upstream: 'refused: the upstream refused the connection (nothing listens)',
         agentos: 'unknown: the upstream has not answered (refused); retrying',
       },
     },

@@ -18,7 +18,7 @@ void t.test('the line it would use; --probe-upstream reads it', async (t) => {
     portcullis(t, ['config', 'check', ...flags, '--config', tempConfig(t, url)], {
       PORTCULLIS_AGENTOS_VERSION: version,
     })
-  // Each child compiles TypeScript at start; they run side by side.
+  // The children run side by side.
   const children = {
     auto: check(untouched.url, 'auto'),
     detected: check(threeZero.url, 'auto', '--probe-upstream'),

@@ -25,7 +25,7 @@ void t.test('an upstream no catalogue covers, or unreadable: exit 2, one line', 
       `reports an answer that does not say which AgentOS it is (GET /info answered 404): check that upstream.url points at AgentOS, or pin upstream.agentos_version to the line it runs ("2.9" or "3.0") ${PIN}`,
     ],
   ]
-  // Each child compiles TypeScript at start; they run side by side.
+  // The children run side by side.
   const runs = await Promise.all(
     cases.map(async ([face, reported]) => {
       const upstream = await startFakeAgentOs(t, face)

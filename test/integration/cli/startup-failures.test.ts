@@ -137,6 +137,7 @@ void t.test('a data directory that cannot be created: exit 4, naming the setting
 void t.test('migrate with the database down: exit 4, naming the setting', async (t) => {
   const port = await closedPort()
   const child = portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], {
+    OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef',
     DATABASE_URL: `postgres://portcullis:secret-password@127.0.0.1:${port}/portcullis`,
   })
   t.equal((await child.exit()).code, 4)

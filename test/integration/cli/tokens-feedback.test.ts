@@ -5,7 +5,7 @@
  * likely intended scope.
  */
 import t from 'tap'
-import { Child, childEnv, tsxArgs } from '../../helpers/child-process.js'
+import { Child, childEnv, cliArgs } from '../../helpers/child-process.js'
 import { startGateway, type Teardown } from '../../helpers/gateway.js'
 import { startRuntime } from '../../helpers/runtime.js'
 
@@ -20,7 +20,7 @@ const env = { OS_SECURITY_KEY: KEY, PORTCULLIS_URL: gateway.url }
 
 /** Runs `portcullis tokens <args>` (the real CLI, from source) to completion. */
 async function portcullis(t: Teardown, args: string[]) {
-  const child = new Child(t, tsxArgs('src/main.ts', 'tokens', ...args), childEnv(env))
+  const child = new Child(t, cliArgs('tokens', ...args), childEnv(env))
   const { code } = await child.exit(90_000)
   return { code, stdout: child.stdout, stderr: child.stderr }
 }

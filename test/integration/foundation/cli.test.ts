@@ -148,7 +148,10 @@ void t.test('config check: warnings, --strict, an empty file, resolved paths', a
   const runs = [
     portcullis(t, ['config', 'check', '--config', open]),
     portcullis(t, ['config', 'check', '--strict', '--config', open]),
-    portcullis(t, ['config', 'check', '--strict', '--config', empty]),
+    // An empty file has no credential source: the key comes from the environment.
+    portcullis(t, ['config', 'check', '--strict', '--config', empty], {
+      OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef',
+    }),
     portcullis(t, ['config', 'check', '--strict', '--config', secured]),
   ]
   const [lenient, strict, emptyStrict, securedStrict] = await Promise.all(

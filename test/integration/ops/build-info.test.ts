@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { Child, childEnv, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
+import { Child, childEnv, cliArgs, PROJECT_ROOT, tsxArgs } from '../../helpers/child-process.js'
 import { startFoundationGateway } from '../../helpers/foundation.js'
 import { metricValue } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -21,7 +21,7 @@ const VERSION = (
 ).version
 
 void t.test('--version names the version, the commit and Node.js', async (t) => {
-  const child = new Child(t, tsxArgs('src/main.ts', '--version'), childEnv())
+  const child = new Child(t, cliArgs('--version'), childEnv())
   t.equal((await child.exit()).code, 0)
   t.same(child.stdout, [`${VERSION} (commit ${HEAD}, Node.js ${process.version})`])
 })

@@ -587,33 +587,39 @@ void t.test('warnings: an empty file, a gateway that runs open, unchecked JWTs',
   ])
 })
 
+/** A credential source from the environment, for the tests of other settings. */
+const KEYED = { OS_SECURITY_KEY: STRONG_SECURITY_KEY }
+
 void t.test(
   'upstream.agentos_version: auto, a line, from the file or the environment',
   async (t) => {
-    t.equal(parse('{}').upstream.agentos_version, 'auto')
-    t.equal(parse('upstream: {agentos_version: "3.0"}').upstream.agentos_version, '3.0')
-    t.equal(parse('{}', { PORTCULLIS_AGENTOS_VERSION: '2.9' }).upstream.agentos_version, '2.9')
+    t.equal(parse('{}', KEYED).upstream.agentos_version, 'auto')
+    t.equal(parse('upstream: {agentos_version: "3.0"}', KEYED).upstream.agentos_version, '3.0')
     t.equal(
-      parse('upstream: {agentos_version: auto}', { PORTCULLIS_AGENTOS_VERSION: '2.9' }).upstream
-        .agentos_version,
+      parse('{}', { ...KEYED, PORTCULLIS_AGENTOS_VERSION: '2.9' }).upstream.agentos_version,
+      '2.9',
+    )
+    t.equal(
+      parse('upstream: {agentos_version: auto}', { ...KEYED, PORTCULLIS_AGENTOS_VERSION: '2.9' })
+        .upstream.agentos_version,
       'auto',
       'the file wins',
     )
     const lines =
       'must be auto or one of the AgentOS lines "2.9", "3.0" (quoted: YAML reads 3.0 as a number)'
     t.same(
-      issuesOf(() => parse('upstream: {agentos_version: 3.0}')),
+      issuesOf(() => parse('upstream: {agentos_version: 3.0}', KEYED)),
       [`upstream.agentos_version: ${lines}`],
     )
     t.match(
-      issuesOf(() => parse('{}', { PORTCULLIS_AGENTOS_VERSION: '3.1' })),
+      issuesOf(() => parse('{}', { ...KEYED, PORTCULLIS_AGENTOS_VERSION: '3.1' })),
       [/PORTCULLIS_AGENTOS_VERSION.*must be auto or one of the AgentOS lines/],
     )
   },
 )
 
 void t.test('auth.deny_unmapped_routes: unset unless given', async (t) => {
-  t.equal(parse('{}').auth.deny_unmapped_routes, null)
-  t.equal(parse('auth: {deny_unmapped_routes: false}').auth.deny_unmapped_routes, false)
-  t.equal(parse('auth: {deny_unmapped_routes: true}').auth.deny_unmapped_routes, true)
+  t.equal(parse('{}', KEYED).auth.deny_unmapped_routes, null)
+  t.equal(parse('auth: {deny_unmapped_routes: false}', KEYED).auth.deny_unmapped_routes, false)
+  t.equal(parse('auth: {deny_unmapped_routes: true}', KEYED).auth.deny_unmapped_routes, true)
 })
