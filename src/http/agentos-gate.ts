@@ -10,7 +10,7 @@ import { agentosCatalogue, AGENTOS_LINES } from '../policy/catalogue/index.js'
 import { routeFamilies, unmatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import { createApp } from './app.js'
 import type { InFlight } from './in-flight.js'
-import { writeRawError } from './raw-response.js'
+import { refuseUpgrade } from './upgrade.js'
 
 /** Where admitted requests and upgrades go: the generation in force. */
 export interface GateTarget {
@@ -75,18 +75,7 @@ export function createAgentOsGate(deps: {
           target().handleUpgrade(req, socket, head)
           return
         }
-        const error = agentosUnknown()
-        metrics.websocketUpgrades.inc({ outcome: String(error.status) })
-        logger.info(
-          {
-            path: (req.url ?? '').split('?')[0]?.slice(0, 256),
-            status: error.status,
-            reason: error.reason,
-            upgrade: 'websocket',
-          },
-          'upgrade refused',
-        )
-        writeRawError(socket, error)
+        refuseUpgrade({ metrics, logger }, req, socket, agentosUnknown())
       })
     },
   }

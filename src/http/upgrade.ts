@@ -105,17 +105,27 @@ export class UpgradeHandler {
   }
 
   #refuse(req: IncomingMessage, socket: Duplex, error: GatewayError): void {
-    this.#deps.metrics.websocketUpgrades.inc({ outcome: String(error.status) })
-    this.#deps.logger[accessLevel(error.status, error.reason)](
-      {
-        method: req.method,
-        path: (req.url ?? '').split('?')[0]?.slice(0, 256),
-        status: error.status,
-        reason: error.reason,
-        upgrade: 'websocket',
-      },
-      'upgrade refused',
-    )
-    writeRawError(socket, error)
+    refuseUpgrade(this.#deps, req, socket, error)
   }
+}
+
+/** An upgrade the gateway answers itself: counted, logged (never the query), the error written. */
+export function refuseUpgrade(
+  deps: { readonly metrics: Metrics; readonly logger: Logger },
+  req: IncomingMessage,
+  socket: Duplex,
+  error: GatewayError,
+): void {
+  deps.metrics.websocketUpgrades.inc({ outcome: String(error.status) })
+  deps.logger[accessLevel(error.status, error.reason)](
+    {
+      method: req.method,
+      path: (req.url ?? '').split('?')[0]?.slice(0, 256),
+      status: error.status,
+      reason: error.reason,
+      upgrade: 'websocket',
+    },
+    'upgrade refused',
+  )
+  writeRawError(socket, error)
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { WebSocketServer } from 'ws'
 import { startFoundationGateway } from '../../helpers/foundation.js'
 import type { TestGateway } from '../../helpers/gateway.js'
@@ -273,29 +273,41 @@ void t.test('graceful shutdown closes relayed sockets with 1001', async (t) => {
   )
 })
 
+/**
+ * A gateway in front of an upstream that holds each WebSocket handshake until `release`, and a
+ * client whose handshake has reached that upstream.
+ */
+async function heldHandshake(t: Test): Promise<{
+  gateway: TestGateway
+  opening: Promise<WsClient>
+  release: () => void
+}> {
+  let release: () => void = () => undefined
+  let held = 0
+  const server = new WebSocketServer({
+    port: 0,
+    host: '127.0.0.1',
+    verifyClient: (_info, done: (result: boolean) => void) => {
+      held++
+      release = () => done(true)
+    },
+  })
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const { port } = server.address() as AddressInfo
+  const gateway = await startFoundationGateway(t, {
+    upstream: { url: `http://127.0.0.1:${port}`, agentos_version: '2.9' },
+    auth: { deny_unmapped_routes: false },
+  })
+  const opening = WsClient.open(t, wsUrl(gateway, '/held'))
+  await waitFor(() => held === 1, 'the upgrade to reach the upstream')
+  return { gateway, opening, release: () => release() }
+}
+
 void t.test(
   'a WebSocket whose handshake spans a configuration swap is still closed with 1001 at shutdown',
   async (t) => {
-    // The upstream holds each handshake until the test lets it complete.
-    let release: () => void = () => undefined
-    let held = 0
-    const server = new WebSocketServer({
-      port: 0,
-      host: '127.0.0.1',
-      verifyClient: (_info, done: (result: boolean) => void) => {
-        held++
-        release = () => done(true)
-      },
-    })
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()))
-    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-    const { port } = server.address() as AddressInfo
-    const gateway = await startFoundationGateway(t, {
-      upstream: { url: `http://127.0.0.1:${port}`, agentos_version: '2.9' },
-      auth: { deny_unmapped_routes: false },
-    })
-    const opening = WsClient.open(t, wsUrl(gateway, '/held'))
-    await waitFor(() => held === 1, 'the upgrade to reach the upstream')
+    const { gateway, opening, release } = await heldHandshake(t)
     t.equal((await gateway.gateway.reload()).outcome, 'applied', 'a new generation meanwhile')
     release()
     const client = await opening
@@ -307,25 +319,7 @@ void t.test(
 void t.test(
   'a WebSocket whose handshake completes during shutdown is closed with 1001',
   async (t) => {
-    let release: () => void = () => undefined
-    let held = 0
-    const server = new WebSocketServer({
-      port: 0,
-      host: '127.0.0.1',
-      verifyClient: (_info, done: (result: boolean) => void) => {
-        held++
-        release = () => done(true)
-      },
-    })
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()))
-    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-    const { port } = server.address() as AddressInfo
-    const gateway = await startFoundationGateway(t, {
-      upstream: { url: `http://127.0.0.1:${port}`, agentos_version: '2.9' },
-      auth: { deny_unmapped_routes: false },
-    })
-    const opening = WsClient.open(t, wsUrl(gateway, '/held'))
-    await waitFor(() => held === 1, 'the upgrade to reach the upstream')
+    const { gateway, opening, release } = await heldHandshake(t)
     const stopping = gateway.stop()
     // Shutdown has closed what was open (nothing yet) before the handshake completes.
     await new Promise((resolve) => setImmediate(resolve))
