@@ -1,12 +1,18 @@
 import { AGENTOS_LINES, agentosCatalogue } from '../src/policy/catalogue/index.js'
 import { RouteCatalogue, type CompiledRoute } from '../src/policy/catalogue/route-catalogue.js'
-import type { HandlerCheck } from '../src/policy/catalogue/route-facts.js'
+import type { HandlerCheck, OwnedResource } from '../src/policy/catalogue/route-facts.js'
 
 /** The interfaces as a default config mounts them, so their routes appear too. */
 const DEFAULT_INTERFACES = {
   a2aPrefix: '/a2a',
   aguiEndpoints: [{ prefix: '', bound: 'agent' as const }],
   mcpPath: '/mcp',
+}
+
+const OWNERSHIP_RULES: Readonly<Record<OwnedResource, string>> = {
+  component: 'V3-COMP-1',
+  schedule: 'V3-SCHED-3',
+  knowledge_content: 'V3-KNOW-1',
 }
 
 function describeCheck(check: HandlerCheck): string {
@@ -20,9 +26,11 @@ function describeCheck(check: HandlerCheck): string {
     case 'schedule-target':
       return `the schedule's target (${check.target}) (V3-SCHED-1)`
     case 'ownership':
-      return `${check.resource} ownership: ${check.verb}`
+      return `${check.resource} ownership: ${check.verb} (${OWNERSHIP_RULES[check.resource]})`
     case 'draft-preview':
-      return `draft \`version\` (${check.field}) only for privileged callers or the owner (V3-DRAFT)`
+      return `draft \`version\` (${check.field}) only for privileged callers or the owner (V3-DRAFT-1)`
+    case 'component-references':
+      return 'the components its `config` names are visible to the caller (V3-COMP-2)'
     case 'a2a-dispatch':
       return "the run scope of `X-Agent-ID`'s family (A2A-5)"
     case 'a2a-task-ownership':

@@ -37,6 +37,8 @@ function owned(resource: OwnedResource, verb: OwnershipVerb): HandlerCheck {
   return { kind: 'ownership', resource, verb }
 }
 
+const REFERENCES: HandlerCheck = Object.freeze({ kind: 'component-references' })
+
 /** Adds checks to a route of an earlier line (matched by method and path). */
 function withChecks(
   routes: readonly CatalogueRoute[],
@@ -49,12 +51,16 @@ function withChecks(
 }
 
 /**
- * 2.9's routes, with 3.0's new handler checks: a run whose form names a draft `version`
- * (V3-DRAFT), and the identity a scoped caller needs under isolation (V3-ISO-1).
+ * 2.9's routes, with 3.0's new handler checks: a run whose form names a draft `version`, and a
+ * workflow read whose query does (V3-DRAFT-3: agents and teams read no `version` there), and the
+ * identity a scoped caller needs under isolation (V3-ISO-1).
  */
 const CHANGED_ROUTES = withChecks(AGENTOS_2_9.routes, (route) => {
   const checks: HandlerCheck[] = []
   if (route.identity === 'run') checks.push({ kind: 'draft-preview', field: 'form' })
+  if (route.method === 'GET' && route.path === '/workflows/{id}') {
+    checks.push({ kind: 'draft-preview', field: 'query' })
+  }
   const scopedData =
     route.identity !== undefined &&
     route.identity !== 'listing' &&
@@ -111,7 +117,11 @@ const SCHEDULE_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'POST',
     path: '/schedules/{schedule_id}/trigger',
-    checks: [IDENTITY, owned('schedule', 'modify'), { kind: 'schedule-target', target: 'stored' }],
+    checks: [
+      IDENTITY,
+      owned('schedule', 'modify'),
+      { kind: 'schedule-target', target: 'triggered' },
+    ],
   },
   {
     method: 'GET',
@@ -125,10 +135,17 @@ const SCHEDULE_ROUTES: readonly CatalogueRoute[] = [
   },
 ]
 
-/** Components (V3-COMP-1 to V3-COMP-3): own and shared rows are visible; shared ones are read-only. */
+/**
+ * Components (V3-COMP-1 to V3-COMP-3): own and shared rows are visible; shared ones are read-only;
+ * a config may name only components the caller sees.
+ */
 const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   { method: 'GET', path: '/components', checks: [IDENTITY, owned('component', 'list')] },
-  { method: 'POST', path: '/components', checks: [IDENTITY, owned('component', 'create')] },
+  {
+    method: 'POST',
+    path: '/components',
+    checks: [IDENTITY, REFERENCES, owned('component', 'create')],
+  },
   {
     method: 'GET',
     path: '/components/{component_id}',
@@ -147,7 +164,7 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'POST',
     path: '/components/{component_id}/restore',
-    checks: [IDENTITY, owned('component', 'modify')],
+    checks: [IDENTITY, owned('component', 'restore')],
   },
   {
     method: 'GET',
@@ -157,7 +174,7 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'POST',
     path: '/components/{component_id}/configs',
-    checks: [IDENTITY, owned('component', 'modify')],
+    checks: [IDENTITY, owned('component', 'modify'), REFERENCES],
   },
   {
     method: 'GET',
@@ -172,7 +189,7 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'PATCH',
     path: '/components/{component_id}/configs/{version}',
-    checks: [IDENTITY, owned('component', 'modify')],
+    checks: [IDENTITY, owned('component', 'modify'), REFERENCES],
   },
   {
     method: 'DELETE',
@@ -186,12 +203,36 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   },
 ]
 
-/** Knowledge content: uploads are owned, shared content is read-only (V3-KNOW-1). */
+/**
+ * Knowledge content (V3-KNOW-1, a choice of Portcullis by analogy with components): uploads are
+ * owned, a scoped caller sees its own and shared content, shared content is read-only to it, and
+ * it may not delete everything at once.
+ */
 const KNOWLEDGE_ROUTES: readonly CatalogueRoute[] = [
+  {
+    method: 'GET',
+    path: '/knowledge/content',
+    checks: [IDENTITY, owned('knowledge_content', 'list')],
+  },
   {
     method: 'POST',
     path: '/knowledge/content',
     checks: [IDENTITY, owned('knowledge_content', 'create')],
+  },
+  {
+    method: 'POST',
+    path: '/knowledge/remote-content',
+    checks: [IDENTITY, owned('knowledge_content', 'create')],
+  },
+  {
+    method: 'DELETE',
+    path: '/knowledge/content',
+    checks: [IDENTITY, owned('knowledge_content', 'delete-all')],
+  },
+  {
+    method: 'GET',
+    path: '/knowledge/content/{content_id}',
+    checks: [IDENTITY, owned('knowledge_content', 'read')],
   },
   {
     method: 'PATCH',

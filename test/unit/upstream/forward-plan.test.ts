@@ -188,7 +188,7 @@ void t.test(
     t.notOk(stage.claims('GET', '/agents'))
     const final = (await stage.plan(request, identity)) as ForwardPlan
     t.same(snapshot(identity), before)
-    const rewritten = final.rewriteResponse?.(
+    const rewritten = await final.rewriteResponse?.(
       response({ url: 'http://runtime:8000/a2a', auth_mode: 'none' }),
     )
     t.same(JSON.parse(rewritten?.body.toString() ?? ''), {
