@@ -6,6 +6,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/write-build-info.ts ./scripts/
+# The commit `portcullis --version` and portcullis_build_info name: the build context has no .git,
+# so pass it: docker build --build-arg PORTCULLIS_COMMIT="$(git rev-parse HEAD)" . (else: unknown).
+ARG PORTCULLIS_COMMIT=
 RUN npm run build
 
 # Run: production dependencies only, non-root, no shell between the signal and node.

@@ -279,15 +279,15 @@ const ROWS: readonly RowSpec[] = [
         ],
       },
       {
-        title: 'Verifications by outcome',
+        title: 'Verifications by reason',
         description:
-          'svc_pat_ verifications; unavailable means 503 because the store did not answer.',
+          'svc_pat_ verifications: ok, or the refusal reason; service_account.unavailable means 503 because the store did not answer.',
         unit: 'reqps',
         stack: true,
         queries: [
           {
-            expr: sumRate('portcullis_service_account_verifications_total', '', 'outcome'),
-            legend: '{{outcome}}',
+            expr: sumRate('portcullis_service_account_verifications_total', '', 'reason'),
+            legend: '{{reason}}',
           },
         ],
       },
@@ -351,7 +351,7 @@ const ROWS: readonly RowSpec[] = [
       {
         title: 'Upstream errors',
         description:
-          'Failures talking to the upstream: refused, reset, timeout (504), other (502).',
+          'Requests that failed to reach the upstream: dns, refused, unreachable, reset, tls, other (502) or timeout (504). Readiness probes are not counted.',
         unit: 'ops',
         stack: true,
         queries: [

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream } from 'pino'
 import type { Logger } from './logger.js'
+import type { LoggedReason } from './reasons.js'
 import { redactSecrets } from './redact.js'
 
 /** One line per answered request. */
@@ -11,13 +12,24 @@ export interface AccessRecord {
   readonly duration_ms: number
   readonly client: string
   readonly route: string
-  readonly reason: string | undefined
+  readonly reason: LoggedReason | undefined
 }
 
 const INFO = pino.levels.values.info as number
+const WARN = pino.levels.values.warn as number
 
 /**
- * The access log writes to the main logger's destination, in the main logger's line format
+ * A 5xx the gateway answered itself (it gave a reason: the upstream failed or timed out, the
+ * store or the key set is unavailable, shutdown cut the request) is a warning; everything else,
+ * the upstream's own 5xx included, is information.
+ */
+export function accessLevel(status: number, reason: LoggedReason | undefined): 'info' | 'warn' {
+  return status >= 500 && reason !== undefined ? 'warn' : 'info'
+}
+
+/**
+ * The access log writes to the main logger's destination, at the main logger's level (read per
+ * line: a reload may change it), in the main logger's line format
  * (`level`, `time`, `service`, the record, `msg`), but builds the line itself: it is the busiest
  * line in the process, and pino's generic path (serializers, a fresh timestamp string, a child
  * object per call) cost more than the rest of the line. That is safe without the main logger's
@@ -27,7 +39,7 @@ const INFO = pino.levels.values.info as number
  */
 export class AccessLog {
   readonly #destination: DestinationStream
-  readonly #enabled: boolean
+  readonly #logger: Logger
   readonly #clock = new IsoClock()
 
   constructor(logger: Logger) {
@@ -35,14 +47,19 @@ export class AccessLog {
       pino.symbols.streamSym
     ]
     this.#destination = destination ?? process.stdout
-    this.#enabled = logger.levelVal <= INFO
+    this.#logger = logger
   }
 
-  write(record: AccessRecord): void {
-    if (!this.#enabled) return
+  /**
+   * Writes the line at its level (accessLevel); `infoLines: false` (`logging.access_log` off)
+   * keeps only the warnings.
+   */
+  write(record: AccessRecord, infoLines = true): void {
+    const level = accessLevel(record.status, record.reason) === 'warn' ? WARN : INFO
+    if ((level === INFO && !infoLines) || this.#logger.levelVal > level) return
     const reason = record.reason === undefined ? '' : `,"reason":${JSON.stringify(record.reason)}`
     this.#destination.write(
-      `{"level":${INFO},"time":"${this.#clock.now()}","service":"portcullis","req_id":${JSON.stringify(redactSecrets(record.req_id))},"method":${JSON.stringify(record.method)},"path":${JSON.stringify(redactSecrets(record.path))},"status":${record.status},"duration_ms":${record.duration_ms},"client":${JSON.stringify(record.client)},"route":${JSON.stringify(record.route)}${reason},"msg":"request"}\n`,
+      `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":${JSON.stringify(redactSecrets(record.req_id))},"method":${JSON.stringify(record.method)},"path":${JSON.stringify(redactSecrets(record.path))},"status":${record.status},"duration_ms":${record.duration_ms},"client":${JSON.stringify(record.client)},"route":${JSON.stringify(record.route)}${reason},"msg":"request"}\n`,
     )
   }
 }

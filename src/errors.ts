@@ -1,6 +1,9 @@
+import type { Reason } from './reasons.js'
+
 /**
  * Every failure the gateway answers itself has a typed code. This file is the one place that maps
- * a code to an HTTP status; the compiler refuses a code without a mapping.
+ * a code to an HTTP status (and a 401 to its challenge); the compiler refuses a code without a
+ * mapping.
  */
 export type ErrorCode =
   | 'BAD_REQUEST'
@@ -23,22 +26,32 @@ export type ErrorCode =
   | 'AUTH_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'OVER_CAPACITY'
+  | 'AGENTOS_UNKNOWN'
   | 'UPSTREAM_TIMEOUT'
+
+/**
+ * RFC 6750 §3.1: a request without any credential gets a bare `Bearer` challenge (no error code);
+ * a presented token that was refused (expired, revoked, malformed, unknown) gets
+ * `error="invalid_token"`.
+ */
+type Challenge = 'credentials_missing' | 'invalid_token'
 
 interface ErrorResponse {
   readonly status: number
   /** false: the client gets a generic text, the detail goes to logs only. */
   readonly expose: boolean
+  /** The `WWW-Authenticate` challenge of a 401. */
+  readonly challenge?: Challenge
 }
 
 const RESPONSES: Record<ErrorCode, ErrorResponse> = {
   BAD_REQUEST: { status: 400, expose: true },
   INVALID_PATH: { status: 400, expose: true },
   UNSUPPORTED_UPGRADE: { status: 400, expose: true },
-  CREDENTIALS_MISSING: { status: 401, expose: true },
-  TOKEN_INVALID: { status: 401, expose: true },
-  TOKEN_EXPIRED: { status: 401, expose: true },
-  SERVICE_ACCOUNTS_DISABLED: { status: 401, expose: true },
+  CREDENTIALS_MISSING: { status: 401, expose: true, challenge: 'credentials_missing' },
+  TOKEN_INVALID: { status: 401, expose: true, challenge: 'invalid_token' },
+  TOKEN_EXPIRED: { status: 401, expose: true, challenge: 'invalid_token' },
+  SERVICE_ACCOUNTS_DISABLED: { status: 401, expose: true, challenge: 'invalid_token' },
   ACCESS_DENIED: { status: 403, expose: true },
   NOT_FOUND: { status: 404, expose: true },
   METHOD_NOT_ALLOWED: { status: 405, expose: true },
@@ -52,6 +65,7 @@ const RESPONSES: Record<ErrorCode, ErrorResponse> = {
   AUTH_UNAVAILABLE: { status: 503, expose: true },
   STORE_UNAVAILABLE: { status: 503, expose: true },
   OVER_CAPACITY: { status: 503, expose: true },
+  AGENTOS_UNKNOWN: { status: 503, expose: true },
   UPSTREAM_TIMEOUT: { status: 504, expose: true },
 }
 
@@ -68,7 +82,7 @@ export type ErrorDetail = string | ValidationIssue[]
 
 export interface GatewayErrorOptions {
   /** Internal reason for logs and metrics (`jwt.signature`), never sent to the client. */
-  reason?: string
+  reason: Reason
   cause?: unknown
   /** Extra response headers, such as `Retry-After`. */
   headers?: Record<string, string>
@@ -77,10 +91,10 @@ export interface GatewayErrorOptions {
 export class GatewayError extends Error {
   readonly code: ErrorCode
   readonly detail: ErrorDetail
-  readonly reason: string | undefined
+  readonly reason: Reason
   readonly headers: Readonly<Record<string, string>>
 
-  constructor(code: ErrorCode, detail: ErrorDetail, options: GatewayErrorOptions = {}) {
+  constructor(code: ErrorCode, detail: ErrorDetail, options: GatewayErrorOptions) {
     // A refusal (4xx) is an answer, not a fault: capturing its stack cost about 5 µs, on every
     // 401, 403 and 429 a flood of bad requests makes the gateway give.
     const stackTraceLimit = Error.stackTraceLimit
@@ -97,6 +111,32 @@ export class GatewayError extends Error {
   get status(): number {
     return RESPONSES[this.code].status
   }
+}
+
+/**
+ * The `WWW-Authenticate` value of a 401 (RFC 6750 §3), with extra auth-params first (the MCP
+ * interface's `resource_metadata`); undefined for other statuses.
+ */
+export function bearerChallenge(
+  code: ErrorCode,
+  params: Readonly<Record<string, string>> = {},
+): string | undefined {
+  const challenge = RESPONSES[code].challenge
+  if (challenge === undefined) return undefined
+  const all = challenge === 'invalid_token' ? { ...params, error: 'invalid_token' } : params
+  const list = Object.entries(all).map(([name, value]) => `${name}="${value}"`)
+  return list.length === 0 ? 'Bearer' : `Bearer ${list.join(', ')}`
+}
+
+/**
+ * The headers an error response carries: its challenge (a 401), then the error's own headers
+ * (`Retry-After`; a challenge of its own replaces the default).
+ */
+export function errorHeaders(error: GatewayError): Record<string, string> {
+  const challenge = bearerChallenge(error.code)
+  return challenge === undefined
+    ? { ...error.headers }
+    : { 'WWW-Authenticate': challenge, ...error.headers }
 }
 
 /** The JSON body a client receives for an error; unexposed codes get a generic text. */

@@ -48,13 +48,24 @@ export interface SharedParts {
   readonly webSockets: WebSocketAdmission
 }
 
+/** The AgentOS line a generation decides with, and what follows from how it was chosen. */
+export interface AgentOsChoice {
+  readonly line: AgentOsLine
+  /**
+   * `auth.deny_unmapped_routes` in effect: the setting when it is given, else true exactly while a
+   * pinned line is contradicted by what the upstream reports.
+   */
+  readonly denyUnmappedRoutes: boolean
+}
+
 /**
- * Everything built from one config: the request handler, the upgrade handler and the decision
- * core behind them. A reload builds a new generation and swaps it in; requests that started on the
- * old one finish on it.
+ * Everything built from one config and one AgentOS line: the request handler, the upgrade handler
+ * and the decision core behind them. A reload (or a change of line) builds a new generation and
+ * swaps it in; requests that started on the old one finish on it.
  */
 export interface Generation {
   readonly config: Config
+  readonly agentos: AgentOsChoice
   readonly mode: AuthModeSummary
   /**
    * Handed to the next generation when its `auth` section is unchanged (keys, cache, cooldown);
@@ -78,8 +89,8 @@ export interface Generation {
 export async function createGeneration(
   config: Config,
   shared: SharedParts,
+  agentos: AgentOsChoice,
   previous?: Generation,
-  line: AgentOsLine = '2.9',
 ): Promise<Generation> {
   const { logger, metrics, upstream, serviceAccounts } = shared
   const mode = summarizeAuthMode(config.auth)
@@ -94,11 +105,11 @@ export async function createGeneration(
     if (jwt !== undefined && !reused) cleanups.push(() => jwt.close())
     const grants = new Grants(config.auth.admin_scope)
     const catalogue = new RouteCatalogue({
-      catalogue: agentosCatalogue(line),
+      catalogue: agentosCatalogue(agentos.line),
       scopeMappings: config.auth.scope_mappings,
       interfaces: interfaceRoutes(config.interfaces),
     })
-    const pipeline = authPipeline(config, mode, shared, jwt, grants, catalogue)
+    const pipeline = authPipeline(config, agentos, mode, shared, jwt, grants, catalogue)
     const enforcer = await IdentityEnforcer.create(config, mode, {
       scheduleOwnerHeader: catalogue.catalogue.scheduleOwnerHeader,
     })
@@ -116,6 +127,7 @@ export async function createGeneration(
       upstreamUrl: config.upstream.url,
       connectTimeoutMs: config.upstream.connect_timeout_ms,
       headerOptions,
+      onFailure: (kind) => metrics.upstreamErrors.inc({ kind }),
     })
     const watch = new CredentialWatch({ revocations: serviceAccounts?.revocations })
     cleanups.push(() => watch.close())
@@ -145,7 +157,7 @@ export async function createGeneration(
         : new ServiceAccountsApi({
             store: serviceAccounts.store,
             grants,
-            line,
+            line: agentos.line,
             userIsolation: config.auth.user_isolation,
             logger,
             onRevoked: (tokenHash) => serviceAccounts.revocations.revoked(tokenHash),
@@ -157,7 +169,8 @@ export async function createGeneration(
       inbound,
       match: (method, path) => catalogue.match(method, path),
       allowedOrigins: config.cors.allowed_origins,
-      accessLog: config.logging.access_log ? shared.accessLog : undefined,
+      accessLog: shared.accessLog,
+      accessLogOn: config.logging.access_log,
       stages: [
         ...surfaces.beforeAuthentication,
         authenticate({ pipeline }),
@@ -185,6 +198,7 @@ export async function createGeneration(
     const callback = app.callback()
     return {
       config,
+      agentos,
       mode,
       jwt,
       signer: enforcer.signer,
@@ -193,6 +207,7 @@ export async function createGeneration(
       closeConnections: () => acceptor.closeAll(),
       async retire(keep) {
         if (jwt !== keep) jwt?.close()
+        await upgrades.settled()
         await acceptor.idle()
         watch.close()
       },
@@ -206,6 +221,7 @@ export async function createGeneration(
 /** The decision core of one config: excluded routes, the route table, the verifiers. */
 function authPipeline(
   config: Config,
+  agentos: AgentOsChoice,
   mode: AuthModeSummary,
   shared: SharedParts,
   jwt: JwtVerifier | undefined,
@@ -223,7 +239,7 @@ function authPipeline(
     catalogue,
     authorizer: new Authorizer({
       grants,
-      denyUnmapped: auth.deny_unmapped_routes,
+      denyUnmapped: agentos.denyUnmappedRoutes,
       userIsolation: auth.user_isolation,
     }),
     serviceAccounts: shared.serviceAccounts?.verifier,

@@ -1,5 +1,15 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { BuildInfo } from './build-info.js'
 import { BoundLabels } from './bound-labels.js'
+import { CONNECTION_FAILURES } from './connection-failure.js'
+import type { Reason } from './reasons.js'
+
+/** The AgentOS line in force, as `portcullis_agentos_info` labels it. */
+export interface AgentOsInfo {
+  readonly line: string
+  readonly version: string
+  readonly source: string
+}
 
 /** What the metrics show of the remote key set. */
 export interface RemoteJwksStatus {
@@ -63,8 +73,22 @@ export class Metrics {
 
   readonly upstreamErrors = new Counter({
     name: 'portcullis_upstream_errors_total',
-    help: 'Upstream failures, by kind (refused, reset, timeout, other).',
+    help: `Requests that failed to reach the upstream or to get its answer, by kind (${CONNECTION_FAILURES.join(', ')}); readiness probes are counted in portcullis_readiness_checks_total instead.`,
     labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+
+  readonly readinessChecks = new Counter({
+    name: 'portcullis_readiness_checks_total',
+    help: `Checks run by /readyz, by check (upstream, store, jwks) and result (ok; for the upstream the failure kind: ${CONNECTION_FAILURES.join(', ')}; failed; timeout).`,
+    labelNames: ['check', 'result'] as const,
+    registers: [this.registry],
+  })
+
+  readonly buildInfo = new Gauge({
+    name: 'portcullis_build_info',
+    help: 'Always 1; the labels name the running build: version, commit and Node.js version.',
+    labelNames: ['version', 'commit', 'node_version'] as const,
     registers: [this.registry],
   })
 
@@ -131,7 +155,7 @@ export class Metrics {
 
   readonly jwksFetches = new Counter({
     name: 'portcullis_jwks_fetches_total',
-    help: 'Fetches of the remote key set, by trigger (startup, refresh, retry, unknown_kid, signal) and outcome (updated, unchanged, not_modified; or the failure: timeout, network, tls, blocked, http_status, too_large, invalid).',
+    help: `Fetches of the remote key set, by trigger (startup, refresh, retry, unknown_kid, signal) and outcome (updated, unchanged, not_modified; or the failure: ${CONNECTION_FAILURES.join(', ')}, blocked, http_status, too_large, invalid).`,
     labelNames: ['trigger', 'outcome'] as const,
     registers: [this.registry],
   })
@@ -176,6 +200,21 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  /** The AgentOS line in force, read at scrape time. */
+  #agentos: () => AgentOsInfo | undefined = () => undefined
+
+  readonly agentosInfo = new Gauge({
+    name: 'portcullis_agentos_info',
+    help: 'The AgentOS line whose route catalogue decides requests: 1, labelled with the line, the agno version the upstream reports (unknown when it reports none) and how the line was chosen (detected or pinned); absent while no line is in force.',
+    labelNames: ['line', 'version', 'source'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.agentosInfo.reset()
+      const info = this.#agentos()
+      if (info !== undefined) this.agentosInfo.set({ ...info }, 1)
+    },
+  })
+
   readonly #requestCounts = new BoundLabels((values) => this.requests.labels(...values))
   readonly #requestDurations = new BoundLabels((values) => this.requestDuration.labels(...values))
   readonly #upstreamDurations = new BoundLabels((values) => this.upstreamDuration.labels(...values))
@@ -185,6 +224,11 @@ export class Metrics {
   /** Reports `count` as the requests in flight from now on. */
   reportInFlight(count: () => number): void {
     this.#inFlightCount = count
+  }
+
+  /** Reports `info` as the AgentOS line in force from now on. */
+  reportAgentOs(info: () => AgentOsInfo | undefined): void {
+    this.#agentos = info
   }
 
   /** One answered request (the hot path: label combinations are bound once). */
@@ -197,7 +241,7 @@ export class Metrics {
     this.#upstreamDurations.get(route).observe(seconds)
   }
 
-  countAuthOutcome(credential: string, outcome: 'allowed' | 'denied', reason: string): void {
+  countAuthOutcome(credential: string, outcome: 'allowed' | 'denied', reason: Reason | 'ok'): void {
     this.#authOutcomes.get(credential, outcome, reason).inc()
   }
 
@@ -214,6 +258,14 @@ export class Metrics {
     return () => {
       if (this.#remoteJwks === status) this.#remoteJwks = undefined
     }
+  }
+
+  /** Sets `portcullis_build_info` to the build this process runs. */
+  reportBuild(build: BuildInfo): void {
+    this.buildInfo.set(
+      { version: build.version, commit: build.commit, node_version: build.nodeVersion },
+      1,
+    )
   }
 
   constructor(options: { collectProcessMetrics?: boolean } = {}) {

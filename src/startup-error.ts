@@ -11,7 +11,7 @@ export const EXIT_CODES = {
   config: {
     code: 2,
     meaning:
-      'the configuration is invalid, or a file it names (key, JWKS, secret) cannot be read; `config check --strict`: a warning',
+      'the configuration is invalid, or a file it names (key, JWKS, secret) cannot be read, or (upstream.agentos_version auto) the upstream runs an AgentOS version no route catalogue covers or does not say which; `config check --strict`: a warning',
   },
   listen: { code: 3, meaning: 'a listener cannot bind its address (port in use, no permission)' },
   store: {

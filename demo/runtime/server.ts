@@ -48,8 +48,14 @@ export async function startAgentRuntime(options: AgentRuntimeOptions = {}): Prom
     socket.on('close', () => sockets.delete(socket))
   })
   server.on('request', (req, res) => {
-    started += 1
-    handleHttpRequest(req, res, { app, router, record: (request) => requests.push(request) })
+    // The gateway's own reads of the AgentOS version are not requests it forwarded.
+    const probe = req.headers['x-portcullis-probe'] !== undefined
+    if (!probe) started += 1
+    handleHttpRequest(req, res, {
+      app,
+      router,
+      record: (request) => (probe ? undefined : requests.push(request)),
+    })
   })
   const webSockets = attachWebSockets(server, app, (connection) => wsConnections.push(connection))
 

@@ -46,9 +46,12 @@ export interface AgentRuntime {
   /** ws://host:port */
   wsUrl: string
   port: number
-  /** every HTTP request whose body was fully read, in completion order */
+  /**
+   * every HTTP request whose body was fully read, in completion order; not the gateway's own
+   * reads of the AgentOS version (marked X-Portcullis-Probe), which come at times of its choosing
+   */
   requests: RecordedRequest[]
-  /** count of HTTP requests whose headers arrived (including ones whose body never completed) */
+  /** count of those HTTP requests whose headers arrived (including ones whose body never completed) */
   readonly started: number
   wsConnections: RecordedWsConnection[]
   /** forget recorded requests, the started counter and ws connections (not the data store) */

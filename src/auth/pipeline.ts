@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import type { AuthModeSummary } from '../config/auth-mode.js'
+import { NO_CREDENTIAL_SOURCE, type AuthModeSummary } from '../config/auth-mode.js'
 import { GatewayError, toGatewayError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
@@ -84,6 +84,7 @@ function credentialSourceProblem(deps: AuthPipelineDeps): string | undefined {
   if (mode.mode === 'security_key' && deps.securityKey === undefined) {
     return 'auth.security_key: security-key mode needs the security-key verifier'
   }
+  if (mode.mode === 'none' && !mode.open) return NO_CREDENTIAL_SOURCE
   if (mode.mode === 'none' && deps.serviceAccounts === undefined) {
     return 'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key'
   }
@@ -107,9 +108,9 @@ export class AuthPipeline {
     const problem = credentialSourceProblem(deps)
     if (problem !== undefined) throw new Error(problem)
     this.#deps = deps
-    // Open: no JWT source and no security key. Anonymous requests pass; only service-account
-    // tokens are looked at, and an unverifiable one is ignored (PAT-6).
-    this.#open = deps.mode.mode === 'none'
+    // Open (asked for with auth.open): no JWT source and no security key. Anonymous requests
+    // pass; only service-account tokens are looked at, and an unverifiable one is ignored (PAT-6).
+    this.#open = deps.mode.open
   }
 
   /** Whether a request to this path needs no credential (excluded routes; preflights for HTTP). */
@@ -141,7 +142,7 @@ export class AuthPipeline {
       this.#debug(request, trace, principal, 'allowed', 'ok', authorization)
       return { principal, authorization, public: false, route }
     } catch (error) {
-      const reason = toGatewayError(error).reason ?? 'internal'
+      const reason = toGatewayError(error).reason
       metrics?.countAuthOutcome(principal?.kind ?? credentialOf(reason), 'denied', reason)
       this.#debug(request, trace, principal, 'denied', reason, undefined)
       throw error

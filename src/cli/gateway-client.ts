@@ -61,12 +61,55 @@ export async function callGateway(
   return { status: response.status, body: parsed }
 }
 
+/**
+ * An error body in words, on one line: its `detail` text, or, for a 422's list of validation
+ * problems, the first one (`name: String should have at most 63 characters`) and how many more.
+ */
 export function detailOf(body: unknown): string {
   if (typeof body === 'object' && body !== null && 'detail' in body) {
     const detail: unknown = body.detail
-    return typeof detail === 'string' ? detail : JSON.stringify(detail)
+    if (typeof detail === 'string') return detail
+    const [first, ...rest] = Array.isArray(detail) ? (detail as unknown[]) : []
+    if (isIssue(first)) {
+      const more =
+        rest.length === 0 ? '' : ` (and ${rest.length} more problem(s); --json lists all)`
+      return `${describeIssue(first)}${more}`
+    }
+    return JSON.stringify(detail)
   }
-  return JSON.stringify(body)
+  return body === undefined ? '(no body)' : JSON.stringify(body)
+}
+
+/** A FastAPI/pydantic validation problem: `{loc, msg, input?}`. */
+interface Issue {
+  readonly loc: readonly (string | number)[]
+  readonly msg: string
+  readonly input?: unknown
+}
+
+function isIssue(value: unknown): value is Issue {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as Partial<Issue>).loc) &&
+    typeof (value as Partial<Issue>).msg === 'string'
+  )
+}
+
+/** `scopes.0.effect: Input should be 'allow' or 'deny' (got "maybe")`. */
+function describeIssue(issue: Issue): string {
+  const [origin, ...path] = issue.loc
+  const located = (origin === 'body' || origin === 'query') && path.length > 0
+  const where = (located ? path : issue.loc).join('.')
+  const text = issue.msg.replace(/^Value error, /, '')
+  const input = issue.input
+  const got =
+    typeof input === 'string' || typeof input === 'number' || typeof input === 'boolean'
+      ? ` (got ${JSON.stringify(input)})`
+      : ''
+  // A message that names its field already (`name must be a lowercase slug…`) needs no prefix.
+  const prefix = text.startsWith(`${where} `) ? '' : `${where}: `
+  return `${prefix}${text}${got}`
 }
 
 function safeJson(text: string): unknown {

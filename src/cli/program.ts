@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
+import { buildInfo, describeBuild } from '../build-info.js'
 import { EXIT_CODES } from '../startup-error.js'
 import { registerConfigCommands } from './config-command.js'
 import { reportFailure } from './failure.js'
@@ -11,12 +11,6 @@ import { registerTokensCommands } from './tokens-command.js'
 
 export { DEFAULT_CONFIG_PATH } from './defaults.js'
 
-/** The package version, read from package.json (two levels up from src/cli and dist/cli). */
-function packageVersion(): string {
-  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8')
-  return (JSON.parse(text) as { version: string }).version
-}
-
 /** The exit-code table as `--help` prints it. */
 export function exitCodeHelp(): string {
   const rows = Object.values(EXIT_CODES).map(({ code, meaning }) => `  ${code}  ${meaning}`)
@@ -27,7 +21,11 @@ export function exitCodeHelp(): string {
 export function createProgram(): Command {
   const program = new Command('portcullis')
     .description('Authentication gateway for AgentOS agent runtimes')
-    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .version(
+      describeBuild(buildInfo()),
+      '-V, --version',
+      'print the version, the commit it was built from and the Node.js version',
+    )
     .showHelpAfterError()
     .addHelpText('after', exitCodeHelp())
   registerServeCommand(program)

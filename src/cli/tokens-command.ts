@@ -1,10 +1,13 @@
 import type { Command } from 'commander'
+import { agentosCatalogue, definedScopes } from '../policy/catalogue/index.js'
+import { undefinedScopeWarnings } from '../policy/undefined-scopes.js'
 import {
   callGateway,
   CliError,
   detailOf,
   resolveTarget,
   type GatewayTarget,
+  type JsonResponse,
 } from './gateway-client.js'
 import { printAccounts, type AccountSummary } from './token-output.js'
 
@@ -12,6 +15,12 @@ interface CommonOptions {
   url?: string
   json?: boolean
 }
+
+/**
+ * The scopes of the AgentOS line the gateway runs: the one the generation uses today. Once the
+ * line is chosen per upstream, the gateway should tell the CLI which (this is the one place).
+ */
+const AGENTOS_SCOPES = (): readonly string[] => definedScopes(agentosCatalogue('2.9'))
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -35,7 +44,7 @@ export function registerTokensCommands(program: Command): void {
     .option('--expires <when>', 'expiry: 90d, a number of days, or never', '90d')
     .option('--privileged', 'allow write, delete, admin and service_accounts scopes')
     .option('--url <url>', 'gateway URL (PORTCULLIS_URL, default http://127.0.0.1:8080)')
-    .option('--json', 'print JSON')
+    .option('--json', 'print JSON (on failure: the gateway’s error body)')
     .action(
       async (
         name: string,
@@ -43,10 +52,14 @@ export function registerTokensCommands(program: Command): void {
       ) => {
         const target = resolveTarget(options.url, process.env)
         const body: Record<string, unknown> = { name, ...expiry(options.expires) }
-        if (options.scopes !== undefined)
+        if (options.scopes !== undefined) {
           body.scopes = options.scopes.map((scope) => ({ scope, effect: 'allow' }))
+          for (const warning of undefinedScopeWarnings(options.scopes, AGENTOS_SCOPES()))
+            process.stderr.write(`portcullis: warning: ${warning}\n`)
+        }
         if (options.privileged === true) body.allow_privileged_scopes = true
         const response = await callGateway(target, 'POST', '/service-accounts', body)
+        if (response.status !== 201) printErrorBody(response, options)
         if (response.status === 409) {
           throw new CliError(
             `a service account named '${name}' already exists; rotate it with: portcullis tokens revoke ${name}`,
@@ -79,11 +92,12 @@ export function registerTokensCommands(program: Command): void {
     )
     .option('--include-revoked', 'also list revoked accounts')
     .option('--url <url>', 'gateway URL')
-    .option('--json', 'print JSON')
+    .option('--json', 'print JSON (on failure: the gateway’s error body)')
     .action(async (options: CommonOptions & { includeRevoked?: boolean }) => {
       const accounts = await listAll(
         resolveTarget(options.url, process.env),
         options.includeRevoked === true,
+        options,
       )
       if (options.json === true) process.stdout.write(`${JSON.stringify(accounts, null, 2)}\n`)
       else printAccounts(accounts, process.stdout)
@@ -93,16 +107,17 @@ export function registerTokensCommands(program: Command): void {
     .description('Revoke an account by name or id: its token stops working on every replica')
     .argument('<name-or-id>', 'an active account name, or an account id')
     .option('--url <url>', 'gateway URL')
-    .option('--json', 'print JSON')
+    .option('--json', 'print JSON (on failure: the gateway’s error body)')
     .action(async (nameOrId: string, options: CommonOptions) => {
       const target = resolveTarget(options.url, process.env)
-      const id = UUID.test(nameOrId) ? nameOrId : await activeIdByName(target, nameOrId)
+      const id = UUID.test(nameOrId) ? nameOrId : await activeIdByName(target, nameOrId, options)
       const response = await callGateway(
         target,
         'DELETE',
         `/service-accounts/${encodeURIComponent(id)}`,
       )
       if (response.status !== 204 && response.status !== 200) {
+        printErrorBody(response, options)
         throw new CliError(`revoke failed (${response.status}): ${detailOf(response.body)}`)
       }
       if (options.json === true) process.stdout.write(`${JSON.stringify({ revoked: id })}\n`)
@@ -117,7 +132,16 @@ function expiry(value: string): Record<string, unknown> {
   return { expires_in_days: Number(match[1]) }
 }
 
-async function listAll(target: GatewayTarget, includeRevoked: boolean): Promise<AccountSummary[]> {
+/** With `--json`, a refusal's body goes to standard output as the gateway sent it. */
+function printErrorBody(response: JsonResponse, options: CommonOptions): void {
+  if (options.json === true) process.stdout.write(`${JSON.stringify(response.body, null, 2)}\n`)
+}
+
+async function listAll(
+  target: GatewayTarget,
+  includeRevoked: boolean,
+  options: CommonOptions,
+): Promise<AccountSummary[]> {
   const accounts: AccountSummary[] = []
   for (let page = 1; ; page++) {
     const response = await callGateway(
@@ -125,16 +149,24 @@ async function listAll(target: GatewayTarget, includeRevoked: boolean): Promise<
       'GET',
       `/service-accounts?page=${page}&limit=100&include_revoked=${includeRevoked}`,
     )
-    if (response.status !== 200)
+    if (response.status !== 200) {
+      printErrorBody(response, options)
       throw new CliError(`list failed (${response.status}): ${detailOf(response.body)}`)
+    }
     const body = response.body as { data: AccountSummary[]; meta: { total_pages: number } }
     accounts.push(...body.data)
     if (page >= body.meta.total_pages) return accounts
   }
 }
 
-async function activeIdByName(target: GatewayTarget, name: string): Promise<string> {
-  const account = (await listAll(target, false)).find((candidate) => candidate.name === name)
+async function activeIdByName(
+  target: GatewayTarget,
+  name: string,
+  options: CommonOptions,
+): Promise<string> {
+  const account = (await listAll(target, false, options)).find(
+    (candidate) => candidate.name === name,
+  )
   if (account === undefined) throw new CliError(`no active service account named '${name}'`)
   return account.id
 }

@@ -3,12 +3,21 @@ import type { Config } from './schema.js'
 /** What the `/info` auth_mode field reports, as AgentOS does. */
 export type AuthMode = 'jwt' | 'security_key' | 'none'
 
+/** Mode `none` not asked for: most often a secret that was not mounted (OS_SECURITY_KEY empty). */
+export const NO_CREDENTIAL_SOURCE =
+  'auth: no credential source, so requests without one would reach the upstream: set a security key (auth.security_key, OS_SECURITY_KEY) or a JWT source (auth.verification_keys, JWT_VERIFICATION_KEY, auth.jwks_file, JWT_JWKS_FILE, auth.jwks_url, auth.oidc_issuer); to run open on purpose, set auth.open: true (PORTCULLIS_AUTH_OPEN=true)'
+
 export interface AuthModeSummary {
   readonly mode: AuthMode
   /** A JWT source exists: keys, a JWKS file or URL, an OIDC issuer, or validate: false. JWT then wins over the security key. */
   readonly jwtConfigured: boolean
   /** JWT RBAC: explicit `authorization`, or implied by `scope_mappings` when unset. */
   readonly authorizationEnabled: boolean
+  /**
+   * Mode `none` that `auth.open` asked for: requests without a credential are forwarded. Mode
+   * `none` without it is refused (a missing secret must not open the gateway).
+   */
+  readonly open: boolean
 }
 
 type AuthSettings = Pick<
@@ -21,7 +30,7 @@ type AuthSettings = Pick<
   | 'authorization'
   | 'scope_mappings'
   | 'security_key'
->
+> & { readonly open?: boolean }
 
 export function summarizeAuthMode(auth: AuthSettings): AuthModeSummary {
   const jwtConfigured =
@@ -36,5 +45,12 @@ export function summarizeAuthMode(auth: AuthSettings): AuthModeSummary {
     : auth.security_key !== null
       ? 'security_key'
       : 'none'
-  return { mode, jwtConfigured, authorizationEnabled }
+  return { mode, jwtConfigured, authorizationEnabled, open: mode === 'none' && auth.open === true }
+}
+
+/** The mode as the gateway's own signals say it (logs, /readyz): `open` rather than AgentOS's `none`. */
+export function describeAuthMode(
+  summary: AuthModeSummary,
+): 'jwt' | 'security_key' | 'open' | 'none' {
+  return summary.open ? 'open' : summary.mode
 }

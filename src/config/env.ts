@@ -6,16 +6,19 @@
 export interface EnvBinding {
   readonly env: string
   readonly path: readonly string[]
-  readonly kind: 'string' | 'number' | 'append'
+  readonly kind: 'string' | 'number' | 'boolean' | 'append'
 }
 
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'PORTCULLIS_UPSTREAM_URL', path: ['upstream', 'url'], kind: 'string' },
+  { env: 'PORTCULLIS_AGENTOS_VERSION', path: ['upstream', 'agentos_version'], kind: 'string' },
   { env: 'PORTCULLIS_PORT', path: ['server', 'port'], kind: 'number' },
   { env: 'PORTCULLIS_ADMIN_PORT', path: ['server', 'admin_port'], kind: 'number' },
+  { env: 'PORTCULLIS_ADMIN_HOST', path: ['server', 'admin_host'], kind: 'string' },
   { env: 'JWT_VERIFICATION_KEY', path: ['auth', 'verification_keys'], kind: 'append' },
   { env: 'JWT_JWKS_FILE', path: ['auth', 'jwks_file'], kind: 'string' },
   { env: 'OS_SECURITY_KEY', path: ['auth', 'security_key'], kind: 'string' },
+  { env: 'PORTCULLIS_AUTH_OPEN', path: ['auth', 'open'], kind: 'boolean' },
   {
     env: 'SERVICE_ACCOUNT_CACHE_TTL_SECONDS',
     path: ['service_accounts', 'cache_ttl_seconds'],
@@ -83,7 +86,18 @@ export function applyEnvironmentWithOrigins(
       )
       continue
     }
-    parent[key] = binding.kind === 'number' ? Number(value) : value
+    if (binding.kind === 'boolean' && value !== 'true' && value !== 'false') {
+      issues.push(
+        `${binding.env}=${JSON.stringify(shown)} (environment variable for ${dotted}): must be true or false`,
+      )
+      continue
+    }
+    parent[key] =
+      binding.kind === 'number'
+        ? Number(value)
+        : binding.kind === 'boolean'
+          ? value === 'true'
+          : value
     origins.set(dotted, { env: binding.env, shown })
   }
   return { tree, origins, issues }

@@ -9,13 +9,18 @@ import { checkConfigRules } from './rules.js'
 import { suggestKey } from './suggest.js'
 import { configWarnings } from './warnings.js'
 
-/** Every problem of a config file, each prefixed with the key path it concerns. */
+/**
+ * Every problem of a config file, each prefixed with the key path it concerns: one line for one
+ * problem, else a line per problem under a heading.
+ */
 export class ConfigError extends Error {
   readonly issues: readonly string[]
 
   constructor(source: string, issues: readonly string[]) {
     super(
-      `invalid configuration in ${source}:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`,
+      issues.length === 1
+        ? `invalid configuration in ${source}: ${issues[0] ?? ''}`
+        : `invalid configuration in ${source}:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`,
     )
     this.name = 'ConfigError'
     this.issues = issues

@@ -1,7 +1,8 @@
 import { mappingKeyProblem } from '../policy/route-template.js'
-import { summarizeAuthMode } from './auth-mode.js'
+import { NO_CREDENTIAL_SOURCE, summarizeAuthMode } from './auth-mode.js'
 import { checkRemoteKeySource } from './remote-key-source-rules.js'
 import type { Config, RawConfig } from './schema.js'
+import { weakSecretProblems } from './secret-strength.js'
 import type { SecretSources } from './secrets.js'
 
 /**
@@ -19,11 +20,14 @@ export function checkConfigRules(raw: RawConfig, config: Config, sources: Secret
       `${key}: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough`,
     )
   }
-  if (!summary.jwtConfigured && auth.security_key === null && !config.service_accounts.enabled) {
+  if (summary.mode === 'none' && !auth.open) {
+    issues.push(NO_CREDENTIAL_SOURCE)
+  } else if (summary.mode === 'none' && !config.service_accounts.enabled) {
     issues.push(
       'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key',
     )
   }
+  issues.push(...weakSecretProblems(auth))
   if (auth.verify_audience && auth.validate && auth.audience === null && auth.service_id === null) {
     issues.push(
       'auth.verify_audience: needs auth.audience or auth.service_id to compare the token audience with',

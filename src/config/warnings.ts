@@ -7,9 +7,14 @@ import type { Config } from './schema.js'
  */
 export function configWarnings(config: Config): string[] {
   const warnings: string[] = []
-  if (summarizeAuthMode(config.auth).mode === 'none') {
+  const summary = summarizeAuthMode(config.auth)
+  if (summary.open) {
     warnings.push(
-      'auth: no JWT source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream',
+      'auth.open: true: the gateway runs open (no JWT source, no security key); requests without a credential are forwarded to the upstream, only service-account tokens are checked',
+    )
+  } else if (config.auth.open) {
+    warnings.push(
+      'auth.open: true has no effect: a JWT source or a security key is configured, so every request needs a credential',
     )
   }
   if (!config.auth.validate) {

@@ -33,7 +33,9 @@ async function route(deps: AdminDeps, req: IncomingMessage, res: ServerResponse)
   if (path === '/healthz') {
     sendJson(res, 200, { status: 'ok' })
   } else if (path === '/readyz') {
-    const report = await evaluateReadiness(deps.readiness, 2_000)
+    const report = await evaluateReadiness(deps.readiness, 2_000, (check, result) =>
+      deps.metrics.readinessChecks.inc({ check, result }),
+    )
     const ready = report.ready && deps.accepting()
     const checks = deps.accepting() ? report.checks : { ...report.checks, shutdown: 'in progress' }
     sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks })

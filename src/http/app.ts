@@ -17,7 +17,9 @@ export interface AppDeps {
   /** The route catalogue's match, once per request. */
   readonly match: MatchRoute
   readonly allowedOrigins: readonly string[]
-  readonly accessLog: AccessLog | undefined
+  readonly accessLog: AccessLog
+  /** `logging.access_log`: a line for every request; off, only the gateway's own 5xx (warnings). */
+  readonly accessLogOn: boolean
   /** The decision stages (authenticate and authorize, local routes, the forward plan), in order. */
   readonly stages: readonly Middleware<GatewayState>[]
   /** The last stage: forwarding to the upstream. */

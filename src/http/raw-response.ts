@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { errorBody, type GatewayError } from '../errors.js'
+import { errorBody, errorHeaders, type GatewayError } from '../errors.js'
 
 /**
  * Answers on a raw socket (upgrade requests never reach Koa) with the same JSON body as HTTP
@@ -13,7 +13,7 @@ export function writeRawError(
 ): void {
   writeRawResponse(socket, error.status, JSON.stringify(errorBody(error)), {
     'content-type': 'application/json',
-    ...error.headers,
+    ...errorHeaders(error),
     ...extraHeaders,
   })
 }

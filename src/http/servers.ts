@@ -1,6 +1,7 @@
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Config } from '../config/schema.js'
+import type { ParserReason } from '../reasons.js'
 import { describeSystemError, StartupError } from '../startup-error.js'
 
 const CLIENT_ERROR_STATUS: Record<string, number> = {
@@ -12,11 +13,11 @@ const CLIENT_ERROR_STATUS: Record<string, number> = {
 export interface ParserRefusal {
   readonly status: number
   /** Bounded: `http.timeout`, or `http.` and llhttp's error name (`http.header_overflow`, …). */
-  readonly reason: string
+  readonly reason: ParserReason
   readonly peer: string | undefined
 }
 
-function refusalReason(code: string | undefined): string {
+function refusalReason(code: string | undefined): ParserReason {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'http.timeout'
   if (code?.startsWith('HPE_') === true) return `http.${code.slice(4).toLowerCase()}`
   return 'http.malformed'
@@ -90,20 +91,30 @@ export async function listenOrExplain(
   try {
     return await listen(server, port, host)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
-    const controls =
-      code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? settings.host
-        : settings.port
-    const why =
-      (code === 'EACCES' || code === 'EPERM') && port < 1024
-        ? 'permission denied (ports below 1024 need privileges)'
-        : describeSystemError(error)
-    throw new StartupError('listen', `cannot listen on ${address} (${controls}): ${why}`, {
-      cause: error,
-    })
+    throw listenFailure(error, port, host, settings)
   }
+}
+
+/** A failed listen as one line naming the address, the setting to change and why (exit 3). */
+export function listenFailure(
+  error: unknown,
+  port: number,
+  host: string,
+  settings: { port: string; host: string },
+): StartupError {
+  const code = (error as NodeJS.ErrnoException).code
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
+  const controls =
+    code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+      ? settings.host
+      : settings.port
+  const why =
+    (code === 'EACCES' || code === 'EPERM') && port < 1024
+      ? 'permission denied (ports below 1024 need privileges)'
+      : describeSystemError(error)
+  return new StartupError('listen', `cannot listen on ${address} (${controls}): ${why}`, {
+    cause: error,
+  })
 }
 
 export async function closeServer(server: Server): Promise<void> {

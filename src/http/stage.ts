@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { Principal } from '../principal.js'
+import type { Reason } from '../reasons.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import type { SurfaceName } from '../policy/catalogue/route-facts.js'
@@ -22,7 +23,7 @@ export interface LocalAnswer {
   readonly body: unknown
   readonly headers?: Readonly<Record<string, string>>
   /** The access log's reason. */
-  readonly reason?: string
+  readonly reason?: Reason
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa'
 import type { Principal } from '../principal.js'
+import type { Reason } from '../reasons.js'
 import type { Authorization } from '../policy/authorizer.js'
 import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import type { InboundRequest, RequestClient } from '../inbound/inbound-request.js'
@@ -21,7 +22,7 @@ export interface GatewayState {
   /** The authorizer's decision; undefined for public routes. */
   authorization?: Authorization
   /** Internal reason of an error response, for the access log. */
-  errorReason?: string
+  errorReason?: Reason
   /** What reaches the upstream: the last stage's forward plan (set once, before forwarding). */
   plan: ForwardPlan
 }

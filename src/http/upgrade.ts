@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { accessLevel } from '../access-log.js'
 import { type GatewayError, toGatewayError } from '../errors.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import { identifyClient, readInbound, type InboundSettings } from '../inbound/read-inbound.js'
@@ -45,6 +46,8 @@ export interface UpgradeDeps {
  */
 export class UpgradeHandler {
   readonly #deps: UpgradeDeps
+  /** Upgrades between their arrival and their acceptance or refusal. */
+  readonly #pending = new Set<Promise<void>>()
 
   constructor(deps: UpgradeDeps) {
     this.#deps = deps
@@ -52,9 +55,20 @@ export class UpgradeHandler {
 
   handle = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy())
-    this.#handle(req, socket, head).catch((error: unknown) =>
+    const handling = this.#handle(req, socket, head).catch((error: unknown) =>
       this.#refuse(req, socket, toGatewayError(error)),
     )
+    this.#pending.add(handling)
+    void handling.finally(() => this.#pending.delete(handling))
+  }
+
+  /**
+   * Resolves once every upgrade that arrived so far is accepted or refused: a generation retired
+   * while a handshake is under way must still see the connection it accepts (to close it at
+   * shutdown, and to end it when its credential is revoked).
+   */
+  async settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending)
   }
 
   async #handle(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -92,12 +106,12 @@ export class UpgradeHandler {
 
   #refuse(req: IncomingMessage, socket: Duplex, error: GatewayError): void {
     this.#deps.metrics.websocketUpgrades.inc({ outcome: String(error.status) })
-    this.#deps.logger.info(
+    this.#deps.logger[accessLevel(error.status, error.reason)](
       {
         method: req.method,
         path: (req.url ?? '').split('?')[0]?.slice(0, 256),
         status: error.status,
-        reason: error.reason ?? error.code.toLowerCase(),
+        reason: error.reason,
         upgrade: 'websocket',
       },
       'upgrade refused',

@@ -28,6 +28,7 @@ export class WebSocketAcceptor {
   readonly #metrics: Metrics
   readonly #idleTimeoutMs: number
   readonly #open = new Set<WebSocket>()
+  #closing = false
 
   constructor(deps: { metrics: Metrics; idleTimeoutMs: number }) {
     this.#metrics = deps.metrics
@@ -70,13 +71,18 @@ export class WebSocketAcceptor {
     }
   }
 
-  /** Closes every connection with 1001 (going away), for shutdown. */
+  /**
+   * Closes every connection with 1001 (going away), for shutdown; one whose handshake completes
+   * later is closed as it opens.
+   */
   closeAll(): void {
+    this.#closing = true
     for (const client of this.#open) client.close(1001, 'gateway shutting down')
   }
 
   #track(client: WebSocket, socket: Duplex): void {
     closeWhenIdle(client, socket, this.#idleTimeoutMs)
+    if (this.#closing) client.close(1001, 'gateway shutting down')
     this.#open.add(client)
     this.#metrics.websocketConnections.inc()
     client.once('close', () => {

@@ -66,7 +66,10 @@ export class IdentityEnforcer {
     this.#userIsolation = config.auth.user_isolation
     this.#maxBodyBytes = config.server.max_body_bytes
     this.#credentials = new CredentialHandling(config.auth, config.identity.forward_credentials)
-    this.#reportAuthMode = reportAuthMode(typeof authMode === 'string' ? authMode : authMode.mode)
+    this.#reportAuthMode =
+      typeof authMode === 'string'
+        ? reportAuthMode(authMode, false)
+        : reportAuthMode(authMode.mode, authMode.open)
     const names = config.identity.strip_headers.map(normalizeHeaderName)
     // Only the scheduler's own requests may name a schedule's owner; no client copy goes on.
     names.push(SCHEDULE_OWNER_HEADER)

@@ -71,12 +71,17 @@ export function filterListing(accessible: ReadonlySet<string>): ResponseRewrite 
   }
 }
 
-/** `GET /info`: the upstream runs open and says `none`; clients must see the gateway's mode. */
-export function reportAuthMode(mode: AuthMode): ResponseRewrite {
+/**
+ * `GET /info`: the upstream runs open and says `none`; clients must see the gateway's mode. When
+ * the gateway itself runs open (`auth.open`), `auth_mode` stays AgentOS's `none` (which AgentOS
+ * clients read) and `portcullis.auth` says `open`.
+ */
+export function reportAuthMode(mode: AuthMode, open: boolean): ResponseRewrite {
   return (response) => {
     if (!isSuccess(response) || isEncoded(response)) return response
     const info = parseJson(response.body)
     if (typeof info !== 'object' || info === null || Array.isArray(info)) return response
-    return replaceJsonBody(response, { ...info, auth_mode: mode })
+    const gateway = open ? { portcullis: { auth: 'open' } } : {}
+    return replaceJsonBody(response, { ...info, auth_mode: mode, ...gateway })
   }
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js'
+import type { ReasonIn } from '../reasons.js'
 
 /** A request target reduced to the one meaning that is authorized and forwarded. */
 export interface CanonicalTarget {
@@ -23,7 +24,7 @@ const FORBIDDEN_DECODED = new Set([0x2f, 0x5c, 0x2e, 0x25, 0x3f, 0x23, 0x3b])
 // Characters kept verbatim when re-encoding a segment: unreserved, sub-delims (without `;`), `:`, `@`.
 const SAFE_SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,=:@]*$/
 
-function refuse(reason: string): never {
+function refuse(reason: ReasonIn<'path'>): never {
   throw new GatewayError('INVALID_PATH', 'Invalid request path', { reason: `path.${reason}` })
 }
 

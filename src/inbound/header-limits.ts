@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js'
+import type { Reason } from '../reasons.js'
 
 /**
  * Node's parser stops collecting fields past `maxHeadersCount` without failing the request; the
@@ -14,7 +15,7 @@ export function assertHeaderCount(rawHeaders: readonly string[], max: number): v
 
 // Two Host fields make the target ambiguous (RFC 9112 §3.2 requires a 400); two Content-Type
 // fields make the body ambiguous: the gateway reads the first, another parser may read the last.
-const SINGLETONS: Readonly<Record<string, string>> = {
+const SINGLETONS: Readonly<Record<string, Reason>> = {
   host: 'headers.duplicate_host',
   'content-type': 'headers.duplicate_content_type',
 }

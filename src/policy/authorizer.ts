@@ -49,7 +49,10 @@ function enforcementFor(principal: Principal): Enforcement {
   }
 }
 
-function insufficientScopes(required: readonly string[], reason: string): GatewayError {
+function insufficientScopes(
+  required: readonly string[],
+  reason: 'rbac.listing' | 'rbac.scope',
+): GatewayError {
   return new GatewayError(
     'ACCESS_DENIED',
     `Insufficient permissions. Required scope(s): ${required.join(', ')}`,

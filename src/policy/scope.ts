@@ -22,6 +22,9 @@ export interface ScopeParts {
 
 const LEGACY_RESOURCE_ALIASES: ReadonlyMap<string, string> = new Map([['system', 'config']])
 
+/** `auth.admin_scope` unless configured otherwise. */
+export const DEFAULT_ADMIN_SCOPE = 'os:admin'
+
 /** AgentOS's own admin scope: privileged at mint even when another admin scope is configured. */
 export const AGENTOS_ADMIN_SCOPE = 'agent_os:admin'
 

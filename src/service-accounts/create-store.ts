@@ -1,6 +1,9 @@
+import { resolve } from 'node:path'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
-import { describeSystemError, settingName, StartupError } from '../startup-error.js'
+import { describeSystemError, EXIT_CODES, settingName, StartupError } from '../startup-error.js'
+import { DataDirInUseError, DataDirLock } from './data-dir-lock.js'
+import { describeHolder } from './lock-holder.js'
 import type { ServiceAccountMetrics } from './metrics.js'
 import type { PgliteSqlClient } from './pglite-client.js'
 import type { ResourceOwners } from './resource-owners.js'
@@ -34,17 +37,33 @@ export async function createServiceAccountStore(
 
 async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlClient> {
   const { PgliteSqlClient } = await import('./pglite-client.js')
+  // Exits without closing the store: closing writes a checkpoint into files another process may
+  // now own.
+  const stop = (problem: string): void => {
+    logger.fatal(
+      { data_dir: dataDir },
+      `lost the embedded store's lock (${problem}); stopping so that two processes never write one store`,
+    )
+    logger.flush(() => process.exit(EXIT_CODES.store.code))
+  }
   let client: PgliteSqlClient
   try {
-    client = await PgliteSqlClient.open(dataDir)
+    client = await PgliteSqlClient.open(dataDir, { onLockLost: stop })
   } catch (error) {
-    throw new StartupError(
-      'store',
-      `cannot use the embedded store's data directory ${dataDir} (${DATA_DIR_SETTING}): ${describeSystemError(error)}`,
-      { cause: error },
-    )
+    throw dataDirUnusable(dataDir, error)
   }
   const { startup } = client
+  const takenOver = startup.lockTakenOver
+  if (takenOver !== undefined) {
+    logger.warn(
+      {
+        data_dir: startup.dataDir,
+        previous_holder: takenOver.holder === undefined ? null : describeHolder(takenOver.holder),
+        reason: takenOver.reason,
+      },
+      "took over the embedded store's lock from a process that is gone",
+    )
+  }
   if (startup.repairedBeforeOpen.repaired > 0) {
     logger.warn(
       {
@@ -74,6 +93,33 @@ async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlC
   }
   logger.info({ data_dir: startup.dataDir }, 'service accounts in embedded PGlite')
   return client
+}
+
+/**
+ * Refuses (the StartupError serve would give) an embedded store whose data directory another live
+ * process holds, without taking it; nothing to check for PostgreSQL.
+ */
+export async function checkStoreFree(
+  config: Pick<Config['database'], 'url' | 'data_dir'>,
+): Promise<void> {
+  if (config.url !== null) return
+  try {
+    await DataDirLock.check(resolve(config.data_dir))
+  } catch (error) {
+    throw dataDirUnusable(config.data_dir, error)
+  }
+}
+
+function dataDirUnusable(dataDir: string, error: unknown): StartupError {
+  const reason =
+    error instanceof DataDirInUseError
+      ? `${error.message}; one process per data directory: stop that one, or give this one another directory`
+      : describeSystemError(error)
+  return new StartupError(
+    'store',
+    `cannot use the embedded store's data directory ${dataDir} (${DATA_DIR_SETTING}): ${reason}`,
+    { cause: error },
+  )
 }
 
 /**

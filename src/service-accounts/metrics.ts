@@ -1,14 +1,20 @@
 import { Counter, Histogram, type Registry } from 'prom-client'
+import type { Reason } from '../reasons.js'
 
-export const VERIFICATION_OUTCOMES = [
+/**
+ * How a `svc_pat_` verification ended: `ok`, or the reason it was refused, the same reason
+ * `portcullis_auth_outcomes_total` and the access log carry.
+ */
+export const VERIFICATION_REASONS = [
   'ok',
-  'invalid',
-  'expired',
-  'revoked',
-  'throttled',
-  'unavailable',
-] as const
-export type VerificationOutcome = (typeof VERIFICATION_OUTCOMES)[number]
+  'service_account.malformed',
+  'service_account.unknown',
+  'service_account.revoked',
+  'service_account.expired',
+  'service_account.throttled',
+  'service_account.unavailable',
+] as const satisfies readonly (Reason | 'ok')[]
+export type VerificationReason = (typeof VERIFICATION_REASONS)[number]
 
 export type CacheEvictionReason = 'revoked' | 'expired' | 'stale' | 'capacity' | 'gap'
 
@@ -31,7 +37,7 @@ const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 /** Service-account metrics; labels are bounded enums, never a name, id or token. */
 export interface ServiceAccountMetrics {
-  readonly verifications: Counter<'outcome'>
+  readonly verifications: Counter<'reason'>
   readonly cacheHits: Counter
   readonly cacheMisses: Counter
   readonly cacheEvictions: Counter<'reason'>
@@ -46,11 +52,11 @@ export function createServiceAccountMetrics(registry: Registry): ServiceAccountM
   const registers = [registry]
   const verifications = new Counter({
     name: 'portcullis_service_account_verifications_total',
-    help: 'svc_pat_ verifications, by outcome (ok, invalid, expired, revoked, throttled, unavailable).',
-    labelNames: ['outcome'] as const,
+    help: `svc_pat_ verifications, by reason (${VERIFICATION_REASONS.join(', ')}).`,
+    labelNames: ['reason'] as const,
     registers,
   })
-  for (const outcome of VERIFICATION_OUTCOMES) verifications.inc({ outcome }, 0)
+  for (const reason of VERIFICATION_REASONS) verifications.inc({ reason }, 0)
   return {
     verifications,
     cacheHits: new Counter({

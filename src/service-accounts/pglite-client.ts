@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite'
+import { DataDirLock, type TakeOver } from './data-dir-lock.js'
 import { initialiseInChildProcess } from './pglite-init.js'
 import { storeTemplateFile } from './pglite-template.js'
 import { makeTreePrivate, withPrivateUmask, type PrivacyReport } from './private-files.js'
@@ -24,11 +25,18 @@ export interface EmbeddedStoreStartup {
   readonly initialisePeakRssBytes: number | undefined
   /** This process's resident memory while the child ran: the two add up in one container. */
   readonly parentRssBytes: number | undefined
+  /** The directory's lock was left by a process that is gone, and taken over. */
+  readonly lockTakenOver: TakeOver | undefined
 }
 
 export interface EmbeddedStoreOptions {
   /** The template an empty directory is initialised from; null: run initdb. Default: shipped. */
   readonly template?: string | null
+  /**
+   * Called if the directory's lock is taken away while open (its file removed or replaced): the
+   * client then refuses every statement, and the process should stop (see DataDirLock).
+   */
+  readonly onLockLost?: (problem: string) => void
 }
 
 /**
@@ -44,59 +52,100 @@ const START_PARAMS = [
 
 /**
  * Embedded PostgreSQL (PGlite) with its data in a directory, for running without a database
- * server. One process only: two processes must never open the same directory. PGlite runs one
- * statement at a time, so transactions serialize; LISTEN/NOTIFY stays within this process.
+ * server. One process only, which a lock file in the directory enforces: each process sees only
+ * its own writes, so a second one would lose accounts and revocations. PGlite runs one statement
+ * at a time, so transactions serialize; LISTEN/NOTIFY stays within this process.
  */
 export class PgliteSqlClient implements SqlClient {
   readonly #db: PGlite
+  readonly #lock: DataDirLock
   readonly #unlisten: (() => Promise<void>)[] = []
+  readonly #onLockLost: ((problem: string) => void) | undefined
   #closed = false
+  #lockLost: string | undefined
   readonly startup: EmbeddedStoreStartup
 
-  private constructor(db: PGlite, startup: EmbeddedStoreStartup) {
+  private constructor(
+    db: PGlite,
+    lock: DataDirLock,
+    startup: EmbeddedStoreStartup,
+    onLockLost: ((problem: string) => void) | undefined,
+  ) {
     this.#db = db
+    this.#lock = lock
     this.startup = startup
+    this.#onLockLost = onLockLost
   }
 
   /**
    * Opens (creating and initialising if missing) the database in `dataDir`, private to this
    * process's user: directories 0700, files 0600. PGlite's Emscripten file system copies the
    * files initdb made with an explicit chmod to 0666, which no umask can narrow, so the tree is
-   * made private after every open, and access others had before it is reported.
+   * made private after every open, and access others had before it is reported. The directory's
+   * lock is taken before anything in it is read (DataDirInUseError when another process has it).
    */
   static async open(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<PgliteSqlClient> {
     const path = resolve(dataDir)
     return withPrivateUmask(async () => {
       await mkdir(path, { recursive: true })
-      const repairedBeforeOpen = await makeTreePrivate(path)
-      const initialisation = initialisationOf(path, options)
-      // In a child process, which gives its memory back when it exits: initdb runs three
-      // PostgreSQL instances at once (about 800 MB, and WebAssembly memory never shrinks);
-      // unpacking the template in this process left it tens of megabytes larger.
-      const parentRssBytes = initialisation === null ? undefined : process.memoryUsage.rss()
-      const initialisePeakRssBytes =
-        initialisation === null
-          ? undefined
-          : await initialiseInChildProcess(
-              path,
-              initialisation.from === 'template' ? initialisation.template : undefined,
-            )
-      const db = await PGlite.create(path, pgliteOptions())
+      let client: PgliteSqlClient | undefined
+      let lostWhileOpening: string | undefined
+      const lock = await DataDirLock.acquire(path, {
+        onLost: (problem) => {
+          if (client === undefined) lostWhileOpening = problem
+          else client.#loseLock(problem)
+        },
+      })
       try {
-        await makeTreePrivate(path)
+        client = await PgliteSqlClient.#openLocked(path, lock, options)
       } catch (error) {
-        await db.close()
+        await lock.release()
         throw error
       }
-      return new PgliteSqlClient(db, {
+      if (lostWhileOpening !== undefined) client.#loseLock(lostWhileOpening)
+      return client
+    })
+  }
+
+  static async #openLocked(
+    path: string,
+    lock: DataDirLock,
+    options: EmbeddedStoreOptions,
+  ): Promise<PgliteSqlClient> {
+    const repairedBeforeOpen = await makeTreePrivate(path)
+    const initialisation = initialisationOf(path, options)
+    // In a child process, which gives its memory back when it exits: initdb runs three
+    // PostgreSQL instances at once (about 800 MB, and WebAssembly memory never shrinks);
+    // unpacking the template in this process left it tens of megabytes larger.
+    const parentRssBytes = initialisation === null ? undefined : process.memoryUsage.rss()
+    const initialisePeakRssBytes =
+      initialisation === null
+        ? undefined
+        : await initialiseInChildProcess(
+            path,
+            initialisation.from === 'template' ? initialisation.template : undefined,
+          )
+    const db = await PGlite.create(path, pgliteOptions())
+    try {
+      await makeTreePrivate(path)
+    } catch (error) {
+      await db.close()
+      throw error
+    }
+    return new PgliteSqlClient(
+      db,
+      lock,
+      {
         dataDir: path,
         repairedBeforeOpen,
         initialisedFrom: initialisation?.from ?? null,
         templateFile: initialisation?.template,
         initialisePeakRssBytes,
         parentRssBytes,
-      })
-    })
+        lockTakenOver: lock.tookOver,
+      },
+      options.onLockLost,
+    )
   }
 
   /**
@@ -113,7 +162,7 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   async query(text: string, params: readonly unknown[] = []): Promise<SqlRow[]> {
-    return guard(async () => (await this.#db.query<SqlRow>(text, [...params])).rows)
+    return this.#guard(async () => (await this.#db.query<SqlRow>(text, [...params])).rows)
   }
 
   /** In-process: there is no round trip to save, so this is a plain query. */
@@ -122,7 +171,7 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   async transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
-    return guard(() =>
+    return this.#guard(() =>
       this.#db.transaction(async (tx) =>
         fn({
           query: async (text, params = []) => (await tx.query<SqlRow>(text, [...params])).rows,
@@ -132,25 +181,40 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   async listen(channel: string, onPayload: (payload: string) => void): Promise<void> {
-    this.#unlisten.push(await guard(() => this.#db.listen(channel, onPayload)))
+    this.#unlisten.push(await this.#guard(() => this.#db.listen(channel, onPayload)))
   }
 
+  /**
+   * Closes the database, then releases the directory's lock. After the lock was lost the files
+   * may be another process's: nothing more is written to them (no closing checkpoint).
+   */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    for (const unlisten of this.#unlisten.splice(0)) await unlisten().catch(() => undefined)
-    await this.#db.close()
-  }
-}
-
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn()
-  } catch (error) {
-    if (error instanceof Error && error.message === 'PGlite is closed') {
-      throw new StoreUnavailableError('embedded database is closed', { cause: error })
+    if (this.#lockLost === undefined) {
+      for (const unlisten of this.#unlisten.splice(0)) await unlisten().catch(() => undefined)
+      await this.#db.close()
     }
-    throw error
+    await this.#lock.release()
+  }
+
+  #loseLock(problem: string): void {
+    this.#lockLost = problem
+    this.#onLockLost?.(problem)
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#lockLost !== undefined) {
+      throw new StoreUnavailableError(`the data directory's lock was lost: ${this.#lockLost}`)
+    }
+    try {
+      return await fn()
+    } catch (error) {
+      if (error instanceof Error && error.message === 'PGlite is closed') {
+        throw new StoreUnavailableError('embedded database is closed', { cause: error })
+      }
+      throw error
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import { dirname, join, relative } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { constants, createBrotliCompress, createBrotliDecompress } from 'node:zlib'
+import { LOCK_FILE } from './data-dir-lock.js'
 
 /**
  * An initialised embedded-store data directory for the PGlite version installed (PGlite's initdb,
@@ -21,8 +22,8 @@ const TEMPLATE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '
 
 /** Written last and unpacked last: until it exists, a directory counts as not initialised. */
 const VERSION_FILE = 'PG_VERSION'
-/** Left by a running server, never part of a template. */
-const RUNTIME_FILES = new Set(['postmaster.pid', 'postmaster.opts'])
+/** Left by a running server (or the gateway holding the directory), never part of a template. */
+const RUNTIME_FILES = new Set(['postmaster.pid', 'postmaster.opts', LOCK_FILE])
 
 /** The version of the installed @electric-sql/pglite package. */
 export function pgliteVersion(): string {

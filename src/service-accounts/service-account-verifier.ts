@@ -33,13 +33,6 @@ const MAX_REFUSED_TOKENS = 10_000
 
 const UNKNOWN = { reason: 'unknown', accountId: undefined } as const
 
-const OUTCOME_OF = {
-  malformed: 'invalid',
-  unknown: 'invalid',
-  revoked: 'revoked',
-  expired: 'expired',
-} as const
-
 export interface ServiceAccountVerifierDeps {
   readonly store: ServiceAccountStore
   readonly config: Config['service_accounts']
@@ -75,7 +68,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     this.#store = deps.store
     this.#logger = deps.logger
     this.#metrics = deps.metrics
-    this.#verifiedOk = deps.metrics?.verifications.labels('ok')
+    this.#verifiedOk = deps.metrics?.verifications.labels({ reason: 'ok' })
     this.#clock = deps.clock ?? systemClock
     this.#cache = new ServiceAccountCache({
       ttlSeconds: config.cache_ttl_seconds,
@@ -187,7 +180,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     const now = this.#clock.monotonic()
     if (this.#throttle.isLimited(client, now)) this.#refuseThrottled(client, now)
     this.#throttle.recordFailure(client, now)
-    this.#metrics?.verifications.inc({ outcome: OUTCOME_OF[reason] })
+    this.#metrics?.verifications.inc({ reason: `service_account.${reason}` })
     this.#logger.debug(
       { reason: `service_account.${reason}`, account_id: accountId },
       'service-account token rejected',
@@ -198,12 +191,12 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   #refuseThrottled(client: string, now: number): never {
     const retryAfter = this.#throttle.retryAfterSeconds(client, now)
     this.#metrics?.throttled.inc()
-    this.#metrics?.verifications.inc({ outcome: 'throttled' })
+    this.#metrics?.verifications.inc({ reason: 'service_account.throttled' })
     throw throttledError(retryAfter)
   }
 
   #unavailable(error: unknown): never {
-    this.#metrics?.verifications.inc({ outcome: 'unavailable' })
+    this.#metrics?.verifications.inc({ reason: 'service_account.unavailable' })
     // Fail closed on any lookup error, as AgentOS; only an unexpected one is logged as an error.
     if (error instanceof StoreUnavailableError) {
       this.#logger.warn({ err: error }, 'service-account store unavailable')

@@ -1,11 +1,15 @@
 import { GatewayError } from '../errors.js'
+import type { ReasonIn } from '../reasons.js'
 
 export const INVALID_TOKEN_DETAIL = 'Invalid or expired service account token'
 export const THROTTLED_DETAIL = 'Too many failed authentication attempts'
 export const UNAVAILABLE_DETAIL = 'Authentication is temporarily unavailable'
 
 /** Internal reasons: one client text for all failures, a distinct reason for logs and metrics. */
-export type FailureReason = 'malformed' | 'unknown' | 'revoked' | 'expired'
+export type FailureReason = Extract<
+  ReasonIn<'service_account'>,
+  'malformed' | 'unknown' | 'revoked' | 'expired'
+>
 
 export function invalidTokenError(reason: FailureReason): GatewayError {
   return new GatewayError('TOKEN_INVALID', INVALID_TOKEN_DETAIL, {

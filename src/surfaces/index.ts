@@ -66,7 +66,7 @@ export interface Surfaces {
 export function createSurfaces(deps: SurfaceDeps): Surfaces {
   const { config, mode } = deps
   const interfaces = config.interfaces
-  const open = mode.mode === 'none'
+  const open = mode.open
   const bodyLimits = {
     maxBytes: config.server.max_body_bytes,
     maxDepth: config.server.max_json_depth,

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
-import { Pool, errors as undiciErrors } from 'undici'
+import { Pool } from 'undici'
 import type { Config } from '../config/schema.js'
+import { classifyConnectionFailure, type ConnectionFailure } from '../connection-failure.js'
 import { GatewayError } from '../errors.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 import { StreamingResponseHandler, type StreamOutcome } from './streaming-response-handler.js'
@@ -23,7 +24,22 @@ export interface BufferedResponse {
   readonly body: Buffer
 }
 
-export type UpstreamFailureKind = 'refused' | 'reset' | 'timeout' | 'other'
+export type UpstreamFailureKind = ConnectionFailure
+
+/**
+ * Who asked: a client's request (its failures are counted as upstream errors) or one of the
+ * gateway's own probes (readiness, the AgentOS version read; counted apart, so that a probing
+ * kubelet does not look like failing traffic).
+ */
+export type UpstreamCaller = 'request' | 'probe'
+
+/** How a buffered request differs from a client's. */
+export interface FetchOptions {
+  /** Bounds both the wait for headers and the silence within the body (default: the config's). */
+  readonly timeoutMs?: number
+  /** Who asks; a probe's failure is the caller's to report, not a client request's error. */
+  readonly caller?: UpstreamCaller
+}
 
 /**
  * The only module that talks HTTP to the upstream: a keep-alive undici pool (measured faster
@@ -70,7 +86,7 @@ export class UpstreamClient {
         // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
         reject: (error) => reject(error instanceof GatewayError ? error : this.#failure(error)),
         // Too late for a 502: the client sees the connection end before the response does.
-        onLateFailure: (error) => this.#onFailure(classifyFailure(error)),
+        onLateFailure: (error) => this.#onFailure(classifyConnectionFailure(error)),
       })
       this.#pool.dispatch(
         {
@@ -86,8 +102,15 @@ export class UpstreamClient {
     })
   }
 
-  /** Sends a request and buffers the response (bounded), for the few routes whose body we rewrite. */
-  async fetch(request: UpstreamRequest, maxBytes: number): Promise<BufferedResponse> {
+  /**
+   * Sends a request and buffers the response (bounded): for the few routes whose body we rewrite,
+   * and for the gateway's own probes.
+   */
+  async fetch(
+    request: UpstreamRequest,
+    maxBytes: number,
+    options: FetchOptions = {},
+  ): Promise<BufferedResponse> {
     try {
       ignoreBodyErrors(request.body)
       const response = await this.#pool.request({
@@ -95,8 +118,8 @@ export class UpstreamClient {
         path: request.path,
         headers: request.headers,
         body: request.body,
-        headersTimeout: this.#headersTimeout,
-        bodyTimeout: this.#bodyTimeout,
+        headersTimeout: options.timeoutMs ?? this.#headersTimeout,
+        bodyTimeout: options.timeoutMs ?? this.#bodyTimeout,
       })
       const chunks: Buffer[] = []
       let size = 0
@@ -117,49 +140,47 @@ export class UpstreamClient {
       }
     } catch (error) {
       if (error instanceof GatewayError) throw error
-      throw this.#failure(error)
+      throw this.#failure(error, options.caller)
     }
+  }
+
+  /**
+   * Calls `listener` each time the last open connection to the upstream closes, whoever closed it
+   * (an idle timeout here, the upstream going away): whatever answers the next request may be a
+   * different process. Returns the function that stops listening.
+   */
+  onAllConnectionsClosed(listener: () => void): () => void {
+    const pool = this.#pool
+    const disconnected = (): void => {
+      if (pool.stats.connected === 0) listener()
+    }
+    pool.on('disconnect', disconnected)
+    return () => pool.off('disconnect', disconnected)
   }
 
   async close(): Promise<void> {
     await this.#pool.close()
   }
 
-  #failure(error: unknown): GatewayError {
-    const kind = classifyFailure(error)
-    this.#onFailure(kind)
-    if (kind === 'timeout') {
-      return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
-        cause: error,
-        reason: 'upstream.timeout',
-      })
-    }
-    return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
-      cause: error,
-      reason: `upstream.${kind}`,
-    })
+  #failure(error: unknown, caller: UpstreamCaller = 'request'): GatewayError {
+    const kind = classifyConnectionFailure(error)
+    if (caller === 'request') this.#onFailure(kind)
+    return upstreamFailure(kind, error)
   }
 }
 
-export function classifyFailure(error: unknown): UpstreamFailureKind {
-  if (
-    error instanceof undiciErrors.ConnectTimeoutError ||
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError
-  ) {
-    return 'timeout'
+/** The 502 or 504 a client gets for an upstream that failed before answering. */
+export function upstreamFailure(kind: UpstreamFailureKind, cause: unknown): GatewayError {
+  if (kind === 'timeout') {
+    return new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
+      cause,
+      reason: 'upstream.timeout',
+    })
   }
-  const code = (error as { code?: string } | null)?.code
-  if (
-    code === 'ECONNREFUSED' ||
-    code === 'ENOTFOUND' ||
-    code === 'EAI_AGAIN' ||
-    code === 'EHOSTUNREACH'
-  ) {
-    return 'refused'
-  }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset'
-  return 'other'
+  return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
+    cause,
+    reason: `upstream.${kind}`,
+  })
 }
 
 /** Response headers without hop-by-hop fields (and those the upstream listed in `Connection`). */

@@ -1,9 +1,11 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocket } from 'ws'
-import { GatewayError } from '../errors.js'
+import { classifyConnectionFailure, type ConnectionFailure } from '../connection-failure.js'
+import type { GatewayError } from '../errors.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { ForwardPlan } from './forward-plan.js'
+import { upstreamFailure } from './upstream-client.js'
 import { buildUpstreamHeaders, type UpstreamHeaderOptions } from './upstream-headers.js'
 
 const MAX_REFUSAL_BODY = 64 * 1024
@@ -12,6 +14,8 @@ export interface UpstreamWebSocketOptions {
   readonly upstreamUrl: string
   readonly connectTimeoutMs: number
   readonly headerOptions: UpstreamHeaderOptions
+  /** Hears of every handshake that failed to reach the upstream (counted as an upstream error). */
+  readonly onFailure?: (kind: ConnectionFailure) => void
 }
 
 /** How an upstream WebSocket handshake ended, when it did not fail outright. */
@@ -71,11 +75,19 @@ export class UpstreamWebSockets {
       },
     )
     const choseNone = acceptNoSubprotocol(upstream, protocols)
-    const abandon = (): void => upstream.terminate()
+    let abandoned = false
+    const abandon = (): void => {
+      abandoned = true
+      upstream.terminate()
+    }
     clientSocket?.once('close', abandon)
     const outcome = await connectOutcome(upstream)
     clientSocket?.off('close', abandon)
-    if (outcome.kind === 'failed') throw outcome.error
+    if (outcome.kind === 'failed') {
+      // A client that left first is not an upstream failure.
+      if (!abandoned) this.#options.onFailure?.(outcome.failure)
+      throw outcome.error
+    }
     if (outcome.kind === 'refused') {
       // Terminating before the body is read would abort the response and lose it.
       const body = await readRefusal(outcome.response)
@@ -95,7 +107,7 @@ export class UpstreamWebSockets {
 type ConnectOutcome =
   | { kind: 'open' }
   | { kind: 'refused'; response: IncomingMessage }
-  | { kind: 'failed'; error: GatewayError }
+  | { kind: 'failed'; failure: ConnectionFailure; error: GatewayError }
 
 /** How an upstream WebSocket handshake ended. */
 function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
@@ -105,19 +117,11 @@ function connectOutcome(upstream: WebSocket): Promise<ConnectOutcome> {
       resolve({ kind: 'refused', response }),
     )
     upstream.once('error', (error: Error) => {
-      const timedOut = /timed out/i.test(error.message)
-      resolve({
-        kind: 'failed',
-        error: timedOut
-          ? new GatewayError('UPSTREAM_TIMEOUT', 'Upstream timed out', {
-              cause: error,
-              reason: 'upstream.timeout',
-            })
-          : new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
-              cause: error,
-              reason: 'upstream.unavailable',
-            }),
-      })
+      // ws reports its handshake timeout by message only ("Opening handshake has timed out").
+      const failure = /timed out/i.test(error.message)
+        ? 'timeout'
+        : classifyConnectionFailure(error)
+      resolve({ kind: 'failed', failure, error: upstreamFailure(failure, error) })
     })
   })
 }

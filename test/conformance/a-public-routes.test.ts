@@ -6,6 +6,7 @@ import {
   identityHeadersSeen,
   ids,
   jConfig,
+  oConfig,
   jwt,
   refused,
   sConfig,
@@ -16,7 +17,7 @@ import {
 const runtime = await startRuntime(t)
 const J = await stack(t, runtime, jConfig())
 const S = await stack(t, runtime, sConfig())
-const O = await stack(t, runtime, withDatabase(t))
+const O = await stack(t, runtime, oConfig(withDatabase(t)))
 
 const CORS_HEADERS = [
   'access-control-allow-origin',

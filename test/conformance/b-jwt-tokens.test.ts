@@ -131,8 +131,12 @@ void t.test('JWT-10 no sub, scopes [agents:read] → 200, forwarded without a us
 void t.test(
   'AUTH-3 the security key presented while JWT is configured (key also set) → 401 "Invalid token: Not enough segments"',
   async (t) => {
-    const both = await stack(t, runtime, jConfig({ security_key: 'root-key' }))
-    const reply = await both.call('GET', '/agents', { token: 'root-key' })
+    const both = await stack(
+      t,
+      runtime,
+      jConfig({ security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' }),
+    )
+    const reply = await both.call('GET', '/agents', { token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' })
     refused(t, reply, 401, 'Invalid token: Not enough segments')
     // The key is no JWT, but a JWT still works on that gateway.
     forwarded(t, await both.call('GET', '/agents', { token: await readToken() }), 200)

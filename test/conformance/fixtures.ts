@@ -46,10 +46,21 @@ export function jConfig(auth: ConfigInput = {}, more: ConfigInput = {}): ConfigI
 /** S: security-key mode with the scheduler token; no db unless `more` says otherwise. */
 export function sConfig(more: ConfigInput = {}): ConfigInput {
   return {
-    auth: { security_key: 'root-key', internal_service_token: 'itok' },
+    auth: {
+      security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+      internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
+    },
     service_accounts: { enabled: false },
     ...more,
   }
+}
+
+/**
+ * O: open on purpose (`auth.open`), as an AgentOS without auth: no JWT source, no security key;
+ * `more` brings the service-account store.
+ */
+export function oConfig(more: ConfigInput): ConfigInput {
+  return { ...more, auth: { open: true } }
 }
 
 /** An embedded store of its own for one gateway, removed at teardown. */
@@ -116,7 +127,8 @@ export async function stack(
   env: Record<string, string> = {},
   options: StartOptions = {},
 ): Promise<Stack> {
-  const gateway = await startGateway(t, { ...config, upstream: { url: runtime.url } }, env, options)
+  const upstream = { ...(config.upstream as object | undefined), url: runtime.url }
+  const gateway = await startGateway(t, { ...config, upstream }, env, options)
   return {
     gateway,
     runtime,

@@ -3,6 +3,8 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { BUILT_MAIN, buildGateway } from './built-gateway.mjs'
 import type { Teardown } from './gateway.js'
+import { STRONG_SECURITY_KEY } from './secrets.js'
+import { SUITE_AGENTOS_LINE } from './suite-line.js'
 import { waitFor, within } from './wait.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -10,21 +12,25 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 /** Environment variables the gateway reads; removed from children so the host cannot leak in. */
 const GATEWAY_ENV = [
   'PORTCULLIS_UPSTREAM_URL',
+  'PORTCULLIS_AGENTOS_VERSION',
   'PORTCULLIS_PORT',
   'PORTCULLIS_ADMIN_PORT',
+  'PORTCULLIS_ADMIN_HOST',
   'JWT_VERIFICATION_KEY',
   'JWT_JWKS_FILE',
   'OS_SECURITY_KEY',
+  'PORTCULLIS_AUTH_OPEN',
   'SERVICE_ACCOUNT_CACHE_TTL_SECONDS',
   'DATABASE_URL',
 ]
 
+/** The environment of a child gateway: the suite's AgentOS line unless `extra` says otherwise. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of GATEWAY_ENV) delete env[name]
   // tap's own variables would make a child behave like a test.
   for (const name of Object.keys(env)) if (name.startsWith('TAP')) delete env[name]
-  return { ...env, ...extra }
+  return { ...env, PORTCULLIS_AGENTOS_VERSION: SUITE_AGENTOS_LINE, ...extra }
 }
 
 /**
@@ -162,7 +168,7 @@ export function serveEmbeddedStore(
     t,
     cliArgs('serve', '--config', 'config/portcullis.yaml'),
     childEnv({
-      OS_SECURITY_KEY: 'a-test-key',
+      OS_SECURITY_KEY: STRONG_SECURITY_KEY,
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_PORT: '0',
       PORTCULLIS_ADMIN_PORT: '0',

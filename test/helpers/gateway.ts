@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.js'
 import type { AgentOsLine } from '../../src/policy/catalogue/agentos-line.js'
 import { freshEmbeddedDataDir } from './embedded-store.js'
 import { LogCapture } from './log-capture.js'
+import { SUITE_AGENTOS_LINE } from './suite-line.js'
 
 /** Anything with tap's teardown hook. */
 export interface Teardown {
@@ -34,6 +35,9 @@ export function testConfig(input: ConfigInput, env: Record<string, string> = {})
       shutdown_grace_ms: 2_000,
     },
     logging: { level: 'info' },
+    ...(env.PORTCULLIS_AGENTOS_VERSION === undefined
+      ? { upstream: { agentos_version: SUITE_AGENTOS_LINE } }
+      : {}),
   }
   const yaml = stringify(mergeSections(base, input))
   return parseConfig(yaml, 'test config', { env, readFile: (path) => readFileSync(path, 'utf8') })
@@ -42,7 +46,7 @@ export function testConfig(input: ConfigInput, env: Record<string, string> = {})
 export interface StartOptions {
   /** Process metrics are off unless a test is about them. */
   readonly collectProcessMetrics?: boolean
-  /** The AgentOS line the gateway reproduces; the gateway's default unless given. */
+  /** Pins `upstream.agentos_version` to this line (the suite's line unless given). */
   readonly agentOsLine?: AgentOsLine
 }
 
@@ -53,13 +57,16 @@ export async function startGateway(
   env: Record<string, string> = {},
   options: StartOptions = {},
 ): Promise<TestGateway> {
-  const config = testConfig(await withPrivateStore(t, input, env), env)
+  const pinned =
+    options.agentOsLine === undefined
+      ? input
+      : mergeSections(input, { upstream: { agentos_version: options.agentOsLine } })
+  const config = testConfig(await withPrivateStore(t, pinned, env), env)
   const logs = new LogCapture()
   const logger = createLogger({ level: config.logging.level, destination: logs })
   const gateway = await createGateway(config, {
     logger,
     collectProcessMetrics: options.collectProcessMetrics ?? false,
-    ...(options.agentOsLine === undefined ? {} : { agentOsLine: options.agentOsLine }),
   })
   const running = await gateway.start()
   let stopped = false

@@ -5,6 +5,7 @@ import {
   type AgentRuntime,
   type AgentRuntimeOptions,
 } from '../../demo/runtime/index.js'
+import { AGENTOS_2_9 } from './agentos-upstream.js'
 import type { Teardown } from './gateway.js'
 
 /**
@@ -26,12 +27,23 @@ export interface CustomUpstream {
   readonly server: Server
 }
 
-/** A plain node:http upstream on port 0 for behaviour the demo runtime does not have. */
+/**
+ * A plain node:http upstream on port 0 for behaviour the demo runtime does not have. The gateway's
+ * own reads of the AgentOS version (X-Portcullis-Probe) are answered here as AgentOS 2.9.0 answers
+ * them and never reach `listener`: they come at times of the gateway's choosing.
+ */
 export async function startCustomUpstream(
   t: Teardown,
   listener: RequestListener,
 ): Promise<CustomUpstream> {
-  const server = createServer(listener)
+  const server = createServer((req, res) => {
+    if (req.headers['x-portcullis-probe'] === undefined) {
+      listener(req, res)
+      return
+    }
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ agno_version: AGENTOS_2_9.agnoVersion }))
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(
     () =>

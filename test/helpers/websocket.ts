@@ -1,6 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import WebSocket, { WebSocketServer, type RawData } from 'ws'
+import { AGENTOS_2_9 } from './agentos-upstream.js'
 import type { Teardown } from './gateway.js'
 import { within } from './wait.js'
 
@@ -118,13 +119,19 @@ export async function startWsUpstream(
   // By default the first offered subprotocol is chosen; `choosesProtocol: false` accepts without
   // choosing any, as AgentOS's /workflows/ws does.
   const chooses = options.choosesProtocol ?? true
+  // Plain HTTP gets 426, as from ws's own server, except the gateway's reads of the AgentOS
+  // version, answered as AgentOS 2.9.0 answers them.
+  const http = createServer((req, res) => {
+    const probe = req.headers['x-portcullis-probe'] !== undefined
+    res.writeHead(probe ? 200 : 426, { 'content-type': probe ? 'application/json' : 'text/plain' })
+    res.end(probe ? JSON.stringify({ agno_version: AGENTOS_2_9.agnoVersion }) : 'Upgrade Required')
+  })
   const server = new WebSocketServer({
-    port: 0,
-    host: '127.0.0.1',
+    server: http,
     perMessageDeflate: false,
     handleProtocols: (protocols) => (chooses ? ([...protocols][0] ?? false) : false),
   })
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()))
   const connections: UpstreamConnection[] = []
   server.on('connection', (socket, req) => {
     const connection: UpstreamConnection = {
@@ -150,9 +157,11 @@ export async function startWsUpstream(
     () =>
       new Promise<void>((resolve) => {
         for (const client of server.clients) client.terminate()
-        server.close(() => resolve())
+        server.close()
+        http.closeAllConnections()
+        http.close(() => resolve())
       }),
   )
-  const { port } = server.address() as AddressInfo
+  const { port } = http.address() as AddressInfo
   return { url: `http://127.0.0.1:${port}`, port, connections }
 }

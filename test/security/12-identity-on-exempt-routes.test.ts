@@ -23,7 +23,12 @@ const gateway = await securedGateway(t, runtime, {
   interfaces: { webhooks: { prefixes: ['/slack'] } },
 })
 const keyed = await securedGateway(t, runtime, {
-  auth: { verification_keys: null, algorithm: 'RS256', authorization: null, security_key: 'k-1' },
+  auth: {
+    verification_keys: null,
+    algorithm: 'RS256',
+    authorization: null,
+    security_key: 'k-1-security-key-8d2f6b0a4e9c7a1f3b5d',
+  },
 })
 const spoofed = corpus('spoofed-headers.txt').map(([name, value]) => `${name}: ${value}`)
 const alice = await jwt(['agents:read'], { sub: 'alice' })
@@ -97,7 +102,7 @@ void t.test('an authenticated request: one value per identity field, never appen
 void t.test(
   'a security-key caller has no user id: X-Auth-* dropped, a reserved X-User-ID refused',
   async (t) => {
-    const key = bearer('k-1')
+    const key = bearer('k-1-security-key-8d2f6b0a4e9c7a1f3b5d')
     const sent = await send(keyed, runtime, 'GET', '/echo/x', [
       ...spoofed.filter((line) => !/user.id/i.test(line)),
       key,

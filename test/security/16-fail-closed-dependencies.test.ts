@@ -66,6 +66,7 @@ void t.test('the service-account store down: 503 everywhere, never a pass', asyn
 void t.test('an open gateway with its store down: a token is ignored, not trusted', async (t) => {
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
+    auth: { open: true },
     service_accounts: { cache_ttl_seconds: 0 },
   })
   const minted = await seedAccount(gateway, 'robot', ['agents:read'])

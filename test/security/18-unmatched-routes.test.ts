@@ -24,7 +24,12 @@ const runtime = await startRuntime(t)
 const open = await securedGateway(t, runtime)
 const strict = await securedGateway(t, runtime, { auth: { deny_unmapped_routes: true } })
 const keyed = await securedGateway(t, runtime, {
-  auth: { verification_keys: null, algorithm: 'RS256', authorization: null, security_key: 'k-1' },
+  auth: {
+    verification_keys: null,
+    algorithm: 'RS256',
+    authorization: null,
+    security_key: 'k-1-security-key-8d2f6b0a4e9c7a1f3b5d',
+  },
 })
 const SCOPES = ['agents:read']
 const alice = await jwt(SCOPES, { sub: 'alice' })

@@ -11,10 +11,10 @@ import { jwt, refused, securedGateway, send, upgrade } from './harness.js'
 const runtime = await startRuntime(t)
 const gateway = await securedGateway(t, runtime, {
   logging: { level: 'trace' },
-  auth: { internal_service_token: 'itok-in-url-0123456789' },
+  auth: { internal_service_token: 'itok-in-url-0123456789abcdef0123456789' },
 })
 const token = await jwt(['os:admin'], { sub: 'alice' })
-const secrets = [token, 'itok-in-url-0123456789']
+const secrets = [token, 'itok-in-url-0123456789abcdef0123456789']
 const PARAMETERS = [
   'access_token',
   'token',

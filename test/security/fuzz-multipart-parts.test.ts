@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check'
 import t from 'tap'
+import { CONNECTION_FAILURES } from '../../src/connection-failure.js'
 import { PART_NAME_REQUIRED } from '../../src/identity/multipart-rewriter.js'
 import { jConfig, jwt, stack } from '../conformance/fixtures.js'
 import { metricValue } from '../helpers/metrics.js'
@@ -42,7 +43,7 @@ async function post(parts: readonly string[]) {
 async function upstreamErrors(): Promise<number> {
   const text = await J.gateway.metrics()
   let total = 0
-  for (const kind of ['refused', 'reset', 'timeout', 'other']) {
+  for (const kind of CONNECTION_FAILURES) {
     total += metricValue(text, 'portcullis_upstream_errors_total', { kind }) ?? 0
   }
   return total

@@ -20,7 +20,7 @@ const gateway = await securedGateway(t, runtime, {
     headers_timeout_ms: 300,
     request_timeout_ms: 600,
   },
-  auth: { max_token_bytes: 1_024, internal_service_token: 'itok-0123456789' },
+  auth: { max_token_bytes: 1_024, internal_service_token: 'itok-0123456789abcdef0123456789abcdef' },
   interfaces: { workflow_websocket: { enabled: true } },
 })
 

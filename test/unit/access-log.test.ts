@@ -44,7 +44,7 @@ void t.test('the main logger level applies: nothing below it is written', async 
 void t.test('a line is the main logger line for the same record, key for key', async (t) => {
   const access = new LogCapture()
   const main = new LogCapture()
-  const odd = { ...record, path: '/a"b\\c\u0001\u2028é', reason: 'auth.invalid_token' }
+  const odd = { ...record, path: '/a"b\\c\u0001\u2028é', reason: 'jwt.signature' as const }
   new AccessLog(createLogger({ level: 'info', destination: access })).write(odd)
   createLogger({ level: 'info', destination: main }).info(odd, 'request')
   const [line] = access.records()
@@ -59,4 +59,29 @@ void t.test('a record without a reason has no reason key', async (t) => {
   const logs = new LogCapture()
   new AccessLog(createLogger({ level: 'info', destination: logs })).write(record)
   t.notOk('reason' in (logs.records()[0] ?? {}))
+})
+
+void t.test('a 5xx the gateway answered is a warning; the upstream’s own 5xx is not', async (t) => {
+  const logs = new LogCapture()
+  const logger = createLogger({ level: 'warn', destination: logs })
+  const access = new AccessLog(logger)
+  access.write({ ...record, status: 502, reason: 'upstream.dns' })
+  access.write({ ...record, status: 502, reason: undefined })
+  access.write({ ...record, status: 401, reason: 'credential.missing' })
+  t.same(
+    logs.records().map((line) => [line.level, line.status, line.reason]),
+    [[40, 502, 'upstream.dns']],
+    'at level warn only the gateway’s own 502 is written, as a warning',
+  )
+  logger.level = 'info'
+  access.write({ ...record, status: 504, reason: 'upstream.timeout' }, false)
+  access.write({ ...record, status: 200 }, false)
+  t.same(
+    logs.records().map((line) => [line.level, line.status]),
+    [
+      [40, 502],
+      [40, 504],
+    ],
+    'with the access log off only warnings are written; a level change applies at once',
+  )
 })

@@ -47,6 +47,11 @@ export class JwksSources {
     return selection ?? this.#fallback(now)
   }
 
+  /** Whether either source holds any key now (to tell an unknown `kid` from no keys at all). */
+  hasKeys(now: number): boolean {
+    return (this.remote?.keysAt(now)?.count ?? 0) > 0 || (this.file?.keys.count ?? 0) > 0
+  }
+
   close(): void {
     this.remote?.release()
     this.file?.close()

@@ -1,24 +1,13 @@
 import { errors } from 'jose'
 import { GatewayError } from '../../errors.js'
+import { REASONS, type Reason, type ReasonIn } from '../../reasons.js'
 
-/** Every reason a JWT is refused; logs and metrics carry these, the WebSocket maps them. */
-export const JWT_FAILURE_REASONS = [
-  'jwt.expired',
-  'jwt.malformed',
-  'jwt.signature',
-  'jwt.algorithm',
-  'jwt.not_yet_valid',
-  'jwt.audience_missing',
-  'jwt.audience_mismatch',
-  'jwt.reserved_subject',
-  'jwt.too_large',
-  'jwt.no_keys',
-  'jwt.claims',
-  'jwt.issuer',
-  'jwt.keys_unavailable',
-] as const
+/** Every reason a JWT is refused (the `jwt.` rows of the reason table); the WebSocket maps them. */
+export type JwtFailureReason = `jwt.${ReasonIn<'jwt'>}`
 
-export type JwtFailureReason = (typeof JWT_FAILURE_REASONS)[number]
+export const JWT_FAILURE_REASONS = (Object.keys(REASONS) as Reason[]).filter(
+  (reason): reason is JwtFailureReason => reason.startsWith('jwt.'),
+)
 
 const INVALID_TOKEN_PREFIX = 'Invalid token: '
 const DECODE_ERROR_PREFIX = 'Error decoding token: '
@@ -74,7 +63,7 @@ export function decodingError(cause: unknown): GatewayError {
     'TOKEN_INVALID',
     `${DECODE_ERROR_PREFIX}the verification key could not be used`,
     {
-      reason: 'jwt.no_keys',
+      reason: 'jwt.key_unusable',
       cause,
     },
   )

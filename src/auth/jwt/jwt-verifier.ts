@@ -12,10 +12,11 @@ import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt
 import { invalidToken } from './jwt-errors.js'
 import { verifyCompactJws } from './jws-signature.js'
 import { checkUserIdClaim } from './registered-claims.js'
-import { JwksFile, type JwksReloadResult } from './jwks-file.js'
+import type { JwksReloadResult } from './jwks-file.js'
 import { JwksSources } from './jwks-sources.js'
 import { verifyInKeyOrder, type KeyOrder, type VerifyJws } from './key-order.js'
-import { loadStaticKeys, type VerificationKey } from './key-set.js'
+import type { VerificationKey } from './key-set.js'
+import { loadLocalKeys } from './local-keys.js'
 import { openRemoteJwks, type RemoteJwksDependencies } from './remote/open-remote-jwks.js'
 import type { RemoteJwks, RemoteJwksHealth } from './remote/remote-jwks.js'
 import { decodeUnverified } from './unverified-token.js'
@@ -84,37 +85,13 @@ export class JwtVerifier implements Verifier {
     if (auth.verify_audience && (expectedAudience(auth)?.length ?? 0) === 0) {
       throw new Error('auth.verify_audience: needs auth.audience or auth.service_id')
     }
-    const warn = (details: Record<string, unknown>, message: string): void => {
-      deps.logger.warn(details, message)
-    }
-    const staticKeys = loadStaticKeys(auth.verification_keys ?? [], auth.algorithm, warn)
-    const file =
-      auth.jwks_file === null
-        ? undefined
-        : await JwksFile.open({
-            path: auth.jwks_file,
-            algorithm: auth.algorithm,
-            cooldownSeconds: auth.jwks_reload_cooldown_seconds,
-            watch: auth.jwks_watch,
-            logger: deps.logger,
-            metrics: deps.metrics,
-            clock: deps.clock,
-            readFile: deps.readFile,
-            debounceMs: deps.jwksDebounceMs,
-          })
+    const { staticKeys, file } = await loadLocalKeys(auth, deps, auth.jwks_watch)
     let remote: Awaited<ReturnType<typeof openRemoteJwks>>
     try {
       remote = await openRemoteJwks(auth, deps, previous?.remoteKeySet)
     } catch (error) {
       file?.close()
       throw error
-    }
-    // A remote key set may still be loading (or its provider down): it is retried, never fatal.
-    if (remote === undefined && staticKeys.length === 0 && (file?.keys.count ?? 0) === 0) {
-      file?.close()
-      throw new Error(
-        'auth: validate is true but no JWT verification key is usable: set auth.verification_keys, JWT_VERIFICATION_KEY, or a JWKS file with keys for the configured algorithm',
-      )
     }
     const sources =
       remote === undefined && file === undefined ? undefined : new JwksSources(remote, file)

@@ -67,11 +67,30 @@ export async function verifyInKeyOrder(
       lastError = failure
     }
   }
-  throw unlessUnavailable(
-    lastError ?? invalidToken('jwt.no_keys', 'No verification keys configured'),
-    selection,
-  )
+  throw unlessUnavailable(lastError ?? noKeyToTry(order, kid, now), selection)
 }
+
+/**
+ * AgentOS's one text for a token no key was tried on, with the cause as the reason: the token's
+ * `kid` is in no key set, it names none and every key has one, or there are no keys at all.
+ */
+function noKeyToTry(order: KeyOrder, kid: unknown, now: number): GatewayError {
+  const reason =
+    order.jwks?.hasKeys(now) !== true
+      ? 'jwt.no_keys'
+      : typeof kid === 'string' && kid !== ''
+        ? 'jwt.unknown_kid'
+        : 'jwt.no_kid'
+  return invalidToken(reason, 'No verification keys configured')
+}
+
+/** The reasons of a token that no key verified: the keys that could not be fetched might. */
+const FOR_WANT_OF_A_KEY: ReadonlySet<string> = new Set([
+  'jwt.signature',
+  'jwt.unknown_kid',
+  'jwt.no_kid',
+  'jwt.no_keys',
+])
 
 /** A refusal for want of a key becomes 503 while the remote key set cannot be used. */
 function unlessUnavailable(
@@ -80,7 +99,7 @@ function unlessUnavailable(
 ): GatewayError {
   const unavailable = selection?.unavailable
   if (unavailable === undefined) return failure
-  if (failure.reason !== 'jwt.signature' && failure.reason !== 'jwt.no_keys') return failure
+  if (!FOR_WANT_OF_A_KEY.has(failure.reason)) return failure
   return keysUnavailable(unavailable.everLoaded, unavailable.retryAfterSeconds)
 }
 

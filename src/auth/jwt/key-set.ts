@@ -1,5 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { importJWK, type CryptoKey } from 'jose'
+import { hmacKeyProblem } from '../../config/secret-strength.js'
 import {
   isHmacAlgorithm,
   jwkProblem,
@@ -69,6 +71,10 @@ async function importEntry(entry: unknown, algorithm: JwtAlgorithm): Promise<Imp
   } catch {
     return { problem: 'its key members could not be imported' }
   }
+  if (key instanceof Uint8Array) {
+    const tooShort = hmacKeyProblem(key.byteLength, algorithm)
+    if (tooShort !== undefined) return { problem: tooShort }
+  }
   if (!(key instanceof Uint8Array) && /^(RS|PS)/.test(algorithm)) {
     const tooShort = rsaBitsProblem((key.algorithm as { modulusLength?: number }).modulusLength)
     if (tooShort !== undefined) return { problem: tooShort }
@@ -77,9 +83,10 @@ async function importEntry(entry: unknown, algorithm: JwtAlgorithm): Promise<Imp
 }
 
 /**
- * The static `verification_keys`, checked once at startup: HMAC secrets as bytes (a PEM or SSH
- * public key is refused there, since anyone holding the public key could then sign), otherwise a
- * PEM public key or certificate whose type fits the algorithm. Errors name the index, never the key.
+ * The static `verification_keys`, checked once at startup: HMAC secrets as bytes, at least as long
+ * as the hash (a PEM or SSH public key is refused there, since anyone holding the public key could
+ * then sign), otherwise a PEM public key or certificate whose type fits the algorithm. A file's
+ * path given where its content belongs is said so. Errors name the index, never the key.
  */
 export function loadStaticKeys(
   keys: readonly string[],
@@ -94,13 +101,21 @@ export function loadStaticKeys(
           `${at}: looks like a PEM or SSH key, but ${algorithm} needs a shared secret`,
         )
       }
-      return new TextEncoder().encode(key)
+      if (namesAFile(key, true)) throw new Error(`${at}: ${FILE_PATH_GIVEN}`)
+      const secret = new TextEncoder().encode(key)
+      const tooShort = hmacKeyProblem(secret.byteLength, algorithm)
+      if (tooShort !== undefined) throw new Error(`${at}: ${tooShort}`)
+      return secret
     }
     let publicKey: KeyObject
     try {
       publicKey = createPublicKey(key)
     } catch {
-      throw new Error(`${at}: not a PEM public key or certificate (needed for ${algorithm})`)
+      throw new Error(
+        namesAFile(key, false)
+          ? `${at}: ${FILE_PATH_GIVEN}`
+          : `${at}: not a PEM public key or certificate (needed for ${algorithm})`,
+      )
     }
     if (key.includes('PRIVATE KEY-----')) {
       warn({ key: at }, 'a verification key is a private key; only its public part is used')
@@ -109,6 +124,18 @@ export function loadStaticKeys(
     if (problem !== undefined) throw new Error(`${at}: ${problem}`)
     return publicKey
   })
+}
+
+const FILE_PATH_GIVEN =
+  'is a file\'s path, not a key: give the key itself (JWT_VERIFICATION_KEY="$(cat PATH)") or {from_file: PATH}'
+
+/**
+ * Whether a key looks like a file's path: one line starting with `/`, `./`, `../` or `~/`. A shared
+ * secret may look like that by chance, so for one the file must also exist.
+ */
+function namesAFile(key: string, mustExist: boolean): boolean {
+  if (!/^(\/|\.{1,2}\/|~\/)[^\n]*$/.test(key.trim())) return false
+  return !mustExist || existsSync(key.trim())
 }
 
 function looksLikePublicKey(key: string): boolean {

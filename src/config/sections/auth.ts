@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_ADMIN_SCOPE } from '../../policy/scope.js'
 import { secretRefSchema } from '../secrets.js'
 
 export const JWT_ALGORITHMS = [
@@ -226,7 +227,7 @@ export const authSchema = z
     admin_scope: z
       .string()
       .min(1)
-      .default('os:admin')
+      .default(DEFAULT_ADMIN_SCOPE)
       .describe('Scope granting full admin access.'),
     user_isolation: z
       .boolean()
@@ -236,20 +237,29 @@ export const authSchema = z
       ),
     deny_unmapped_routes: z
       .boolean()
-      .default(false)
+      .nullable()
+      .default(null)
       .describe(
-        'Refuse (403) authenticated requests to routes with no scope mapping, instead of allowing them.',
+        'Refuse (403) authenticated requests to routes with no scope mapping, instead of allowing them. Unset: false, except while upstream.agentos_version pins a line the upstream does not report (another line, a version no catalogue covers, an unreadable answer): then true. true or false always wins.',
       ),
     security_key: secretRefSchema
       .nullable()
       .default(null)
       .describe(
-        'Static OS security key (OS_SECURITY_KEY); used only when no JWT source is configured.',
+        'Static OS security key (OS_SECURITY_KEY), at least 32 characters; used only when no JWT source is configured.',
+      ),
+    open: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Run open, as AgentOS without auth: with no JWT source and no security key, requests without a credential are forwarded (only service-account tokens are checked). Without this, such a configuration is refused, so that a missing secret never opens the gateway.',
       ),
     internal_service_token: secretRefSchema
       .nullable()
       .default(null)
-      .describe('Internal scheduler token; authenticates as `__scheduler__` with fixed scopes.'),
+      .describe(
+        'Internal scheduler token, at least 32 characters; authenticates as `__scheduler__` with fixed scopes.',
+      ),
     max_token_bytes: z
       .number()
       .int()

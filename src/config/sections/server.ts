@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net'
 import { z } from 'zod'
+import { AGENTOS_LINES } from '../../policy/catalogue/agentos-line.js'
 
 const cidr = z
   .string()
@@ -28,8 +29,10 @@ export const serverSchema = z
     port: port.default(8080).describe('Port of the proxy listener (clients and AgentOS traffic).'),
     admin_host: z
       .string()
-      .default('0.0.0.0')
-      .describe('Address the admin listener (/healthz, /readyz, /metrics) binds to.'),
+      .default('127.0.0.1')
+      .describe(
+        'Address the admin listener (/healthz, /readyz, unauthenticated /metrics) binds to. Loopback by default: in a container or pod, set the address probes and Prometheus reach (`0.0.0.0`, or the pod IP); the Helm chart does.',
+      ),
     admin_port: port
       .default(9090)
       .describe('Port of the admin listener. Separate because the upstream owns GET /metrics.'),
@@ -176,6 +179,14 @@ export const upstreamSchema = z
       .default(false)
       .describe(
         "Forward the client's Host header. Off: Host is the upstream's, and the original goes in X-Forwarded-Host.",
+      ),
+    agentos_version: z
+      .enum(['auto', ...AGENTOS_LINES], {
+        error: `must be auto or one of the AgentOS lines ${AGENTOS_LINES.map((line) => `"${line}"`).join(', ')} (quoted: YAML reads 3.0 as a number)`,
+      })
+      .default('auto')
+      .describe(
+        'The AgentOS release line whose route catalogue decides requests. auto: read from the upstream at start and whenever it may have restarted (GET /info, else the routes of GET /openapi.json); a version no catalogue covers, or an answer that cannot be read, stops the start (exit 2) and, later, makes proxied requests 503. A line: used at once; the upstream is still read, and when it reports something else a warning is logged and auth.deny_unmapped_routes defaults to true.',
       ),
   })
   .prefault({})

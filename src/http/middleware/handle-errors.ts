@@ -1,6 +1,6 @@
 import type { Next } from 'koa'
 import type { Logger } from '../../logger.js'
-import { errorBody, toGatewayError } from '../../errors.js'
+import { errorBody, errorHeaders, toGatewayError } from '../../errors.js'
 import { corsErrorHeaders } from '../cors.js'
 import type { GatewayContext } from '../state.js'
 
@@ -23,11 +23,11 @@ export function handleErrors(deps: { logger: Logger; allowedOrigins: readonly st
       }
       ctx.respond = true
       ctx.status = error.status
-      ctx.set(error.headers)
+      ctx.set(errorHeaders(error))
       const cors = corsErrorHeaders(ctx.get('origin') || undefined, deps.allowedOrigins)
       if (cors !== undefined) ctx.set(cors)
       ctx.body = errorBody(error)
-      ctx.state.errorReason = error.reason ?? error.code.toLowerCase()
+      ctx.state.errorReason = error.reason
     }
   }
 }

@@ -5,6 +5,7 @@ import type { Next } from 'koa'
 import type { AccessLog } from '../../access-log.js'
 import { normalizeAddress } from '../../inbound/client-address.js'
 import type { Metrics } from '../../metrics.js'
+import type { Reason } from '../../reasons.js'
 import type { ParserRefusal } from '../servers.js'
 import type { InFlight } from '../in-flight.js'
 import type { GatewayContext } from '../state.js'
@@ -13,10 +14,11 @@ import type { GatewayContext } from '../state.js'
 export function observe(deps: {
   metrics: Metrics
   inFlight: InFlight
-  /** Undefined when `logging.access_log` is off. */
-  accessLog: AccessLog | undefined
+  accessLog: AccessLog
+  /** `logging.access_log`: off, only warnings (the gateway's own 5xx) are written. */
+  accessLogOn: boolean
 }) {
-  const { metrics, inFlight, accessLog } = deps
+  const { metrics, inFlight, accessLog, accessLogOn } = deps
   return async function observeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const startedAt = performance.now()
     ctx.state.startedAt = startedAt
@@ -29,16 +31,19 @@ export function observe(deps: {
       const route = ctx.state.route ?? 'invalid'
       const seconds = (performance.now() - startedAt) / 1000
       metrics.countRequest(ctx.method, route, status, seconds)
-      accessLog?.write({
-        req_id: ctx.state.client?.requestId,
-        method: ctx.method,
-        path: ctx.state.inbound?.path ?? ctx.path.slice(0, 256),
-        status,
-        duration_ms: Math.round(seconds * 100_000) / 100,
-        client: ctx.state.client?.clientAddress,
-        route,
-        reason,
-      })
+      accessLog.write(
+        {
+          req_id: ctx.state.client?.requestId,
+          method: ctx.method,
+          path: ctx.state.inbound?.path ?? ctx.path.slice(0, 256),
+          status,
+          duration_ms: Math.round(seconds * 100_000) / 100,
+          client: ctx.state.client?.clientAddress,
+          route,
+          reason,
+        },
+        accessLogOn,
+      )
     }
   }
 }
@@ -55,7 +60,7 @@ export const CLIENT_CLOSED_REQUEST = 499
 function outcome(
   ctx: GatewayContext,
   inFlight: InFlight,
-): { status: number; reason: string | undefined } {
+): { status: number; reason: Reason | undefined } {
   const res = ctx.res
   const status = ctx.respond === false ? res.statusCode : ctx.status
   const reason = ctx.state.errorReason

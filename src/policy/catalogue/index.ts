@@ -5,6 +5,7 @@ import { AGENTOS_3_0 } from './agentos-3.0.js'
 
 export { AGENTOS_LINES, isAgentOsLine, type AgentOsLine } from './agentos-line.js'
 export type { AgentOsCatalogue } from './agentos-catalogue.js'
+export { definedScopes } from './defined-scopes.js'
 
 const CATALOGUES: Readonly<Record<AgentOsLine, AgentOsCatalogue>> = {
   '2.9': AGENTOS_2_9,

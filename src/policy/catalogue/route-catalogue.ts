@@ -69,6 +69,21 @@ export interface MatchedRoute {
 }
 
 const NO_CHECKS: readonly HandlerCheck[] = Object.freeze([])
+
+/** A request matched against no catalogue (no AgentOS line is in force yet): nothing is known. */
+export function unmatchedRoute(method: string, path: string): MatchedRoute {
+  const segments = pathSegments(path) ?? []
+  return {
+    method,
+    path,
+    segments,
+    rule: undefined,
+    route: undefined,
+    context: undefined,
+    gate: undefined,
+    familyLabel: segments.length === 0 ? '/' : 'other',
+  }
+}
 const WILDCARD_METHOD = '*'
 
 /**

@@ -241,7 +241,10 @@ export class ServiceAccountsApi {
   }
 }
 
-function badRequest(detail: string, reason: string): GatewayError {
+function badRequest(
+  detail: string,
+  reason: 'service_accounts.invalid_scope' | 'service_accounts.privileged',
+): GatewayError {
   return new GatewayError('BAD_REQUEST', detail, { reason })
 }
 

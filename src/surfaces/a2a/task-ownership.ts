@@ -5,7 +5,7 @@ import { isJsonObject } from '../common/json.js'
 import { lookupFailed, type UpstreamLookup } from '../common/upstream-lookup.js'
 
 function taskNotFound(): GatewayError {
-  return new GatewayError('NOT_FOUND', 'Task not found', { reason: 'surfaces.a2a_task_owner' })
+  return new GatewayError('NOT_FOUND', 'Task not found', { reason: 'surfaces.a2a_task_foreign' })
 }
 
 /**
@@ -30,7 +30,7 @@ export async function verifyTaskOwnership(
       `/sessions/${encodeURIComponent(contextId)}?${query.toString()}`,
     )
     if (status === 404) continue
-    if (status !== 200 || !isJsonObject(value)) throw lookupFailed('a2a_task_owner')
+    if (status !== 200 || !isJsonObject(value)) throw lookupFailed('surfaces.a2a_task_lookup')
     if (value['user_id'] === owner && value[idKey] === target.id) return
   }
   throw taskNotFound()

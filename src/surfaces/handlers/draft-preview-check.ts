@@ -87,6 +87,7 @@ async function configStage(ctx: HandlerContext, id: string, version: string): Pr
     `/components/${encodeURIComponent(id)}/configs/${encodeURIComponent(version)}`,
   )
   if (answer.status === 404) return 'absent'
-  if (answer.status !== 200 || !isJsonObject(answer.value)) throw lookupFailed('handlers.config')
+  if (answer.status !== 200 || !isJsonObject(answer.value))
+    throw lookupFailed('handlers.config_lookup')
   return answer.value['stage'] === 'published' ? 'published' : 'draft'
 }

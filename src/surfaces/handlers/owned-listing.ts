@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors.js'
 import {
   isEncoded,
   isSuccess,
@@ -44,7 +45,7 @@ export function ownedListing(options: OwnedListingOptions): ResponseRewrite {
     if (!isSuccess(response)) return response
     if (isEncoded(response)) throw unfilterableListing()
     const asked = pageOf(parseJson(response.body)?.value)
-    if (asked === undefined) throw lookupFailed('handlers.listing')
+    if (asked === undefined) throw lookupFailed('handlers.listing_lookup')
     const visible = await visibleRows(options)
     const { page, limit } = asked.meta
     return replaceJsonBody(response, {
@@ -71,7 +72,7 @@ async function visibleRows(options: OwnedListingOptions): Promise<unknown[]> {
     query.set('limit', String(rows.pageSize))
     const answer = await lookup(`${rows.base}?${query.toString()}`)
     const listed = answer.status === 200 ? pageOf(answer.value) : undefined
-    if (listed === undefined) throw lookupFailed('handlers.listing')
+    if (listed === undefined) throw lookupFailed('handlers.listing_lookup')
     const ids = listed.data.map((row) => rowId(row, rows.idKey))
     const owners = await options.ownersOf(ids.filter((id): id is string => id !== undefined))
     listed.data.forEach((row, index) => {
@@ -84,7 +85,10 @@ async function visibleRows(options: OwnedListingOptions): Promise<unknown[]> {
     const totalPages = listed.meta['total_pages']
     const last = typeof totalPages === 'number' ? page >= totalPages : true
     if (last || listed.data.length < rows.pageSize) return visible
-    if (seen.size >= MAX_LISTED_ROWS) throw lookupFailed('handlers.listing_too_long')
+    if (seen.size >= MAX_LISTED_ROWS)
+      throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream listing could not be filtered', {
+        reason: 'handlers.listing_too_long',
+      })
   }
 }
 

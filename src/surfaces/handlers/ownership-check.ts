@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors.js'
+import type { ReasonIn } from '../../reasons.js'
 import { pinJsonMembers } from '../../identity/json-members.js'
 import type { OwnedResource, OwnershipVerb } from '../../policy/catalogue/route-facts.js'
 import {
@@ -99,7 +100,8 @@ async function lookupRow(
   const path = `${rows.base}/${encodeURIComponent(id)}${includeArchived ? '?include_deleted=true' : ''}`
   const answer = await ctx.deps.lookup(path)
   if (answer.status === 404) return undefined
-  if (answer.status !== 200 || !isJsonObject(answer.value)) throw lookupFailed('handlers.row')
+  if (answer.status !== 200 || !isJsonObject(answer.value))
+    throw lookupFailed('handlers.row_lookup')
   return answer.value
 }
 
@@ -175,6 +177,6 @@ function onSuccess(
   }
 }
 
-function refusal(detail: string, reason: string): GatewayError {
+function refusal(detail: string, reason: ReasonIn<'handlers'>): GatewayError {
   return new GatewayError('ACCESS_DENIED', detail, { reason: `handlers.${reason}` })
 }

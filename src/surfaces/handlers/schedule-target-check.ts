@@ -66,10 +66,10 @@ async function storedSchedule(ctx: HandlerContext): Promise<StoredSchedule | und
   const answer = await ctx.deps.lookup(`${rows.base}/${encodeURIComponent(id)}`)
   if (answer.status === 404) return undefined
   const row = answer.value
-  if (answer.status !== 200 || !isJsonObject(row)) throw lookupFailed('handlers.schedule')
+  if (answer.status !== 200 || !isJsonObject(row)) throw lookupFailed('handlers.schedule_lookup')
   const { endpoint, method = 'POST', enabled } = row
   if (typeof endpoint !== 'string' || typeof method !== 'string' || typeof enabled !== 'boolean') {
-    throw lookupFailed('handlers.schedule')
+    throw lookupFailed('handlers.schedule_lookup')
   }
   return { target: { endpoint, method }, enabled }
 }

@@ -1,5 +1,5 @@
 import type { Middleware, Next } from 'koa'
-import { GatewayError, toGatewayError, type ErrorCode } from '../../errors.js'
+import { bearerChallenge, GatewayError, toGatewayError, type ErrorCode } from '../../errors.js'
 import type { GatewayContext, GatewayState } from '../../http/state.js'
 
 const CHALLENGED: ReadonlySet<number> = new Set([401, 429, 503])
@@ -8,10 +8,11 @@ const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.'
 /**
  * With OAuth protected-resource metadata configured, a refused MCP request is what an MCP client
  * expects (RFC 9728): 401 with `WWW-Authenticate: Bearer resource_metadata="…"`, throttling and
- * outages included (MCP-7). Runs before authentication so it sees its refusals.
+ * outages included (MCP-7); a refused token adds `error="invalid_token"` (RFC 6750 §3.1). Runs
+ * before authentication so it sees its refusals.
  */
 export function mcpChallenge(metadataUrl: string): Middleware<GatewayState> {
-  const challenge = `Bearer resource_metadata="${metadataUrl}"`
+  const params = { resource_metadata: metadataUrl }
   return async function mcpChallengeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     if (ctx.state.match.route?.surface !== 'mcp') {
       await next()
@@ -21,15 +22,16 @@ export function mcpChallenge(metadataUrl: string): Middleware<GatewayState> {
       await next()
     } catch (thrown) {
       const error = toGatewayError(thrown)
-      const reason = error.reason ?? ''
+      const reason = error.reason
       if (!CHALLENGED.has(error.status) || !AUTH_REASONS.some((p) => reason.startsWith(p))) {
         throw error
       }
-      const code: ErrorCode = error.status === 401 ? error.code : 'TOKEN_INVALID'
+      // A throttled or unanswerable token was not found invalid: the bare challenge.
+      const code: ErrorCode = error.status === 401 ? error.code : 'CREDENTIALS_MISSING'
       throw new GatewayError(code, error.detail, {
         reason,
         cause: error,
-        headers: { 'WWW-Authenticate': challenge },
+        headers: { 'WWW-Authenticate': bearerChallenge(code, params) ?? 'Bearer' },
       })
     }
   }

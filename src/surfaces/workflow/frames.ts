@@ -77,7 +77,7 @@ const SERVICE_ACCOUNT_TEXTS: Readonly<Record<string, string>> = {
  * `error_type`; anything else is the security key's `Invalid token`.
  */
 export function authErrorFrame(error: GatewayError, jwtConfigured: boolean): Frame {
-  const reason = error.reason ?? ''
+  const reason = error.reason
   if (reason.startsWith('service_account.')) {
     return { event: 'auth_error', error: SERVICE_ACCOUNT_TEXTS[reason] ?? INVALID_TOKEN_DETAIL }
   }

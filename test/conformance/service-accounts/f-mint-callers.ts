@@ -4,7 +4,17 @@
  */
 import t, { type Test } from 'tap'
 import { startRuntime } from '../../helpers/runtime.js'
-import { ADMIN, AGENTOS_ADMIN, ip, jConfig, jwt, sConfig, stack, type Stack } from '../fixtures.js'
+import {
+  ADMIN,
+  AGENTOS_ADMIN,
+  ip,
+  jConfig,
+  oConfig,
+  jwt,
+  sConfig,
+  stack,
+  type Stack,
+} from '../fixtures.js'
 import { DEFAULT_SCOPES, onStore, grants, mint, refused, seedAccount } from './harness.js'
 
 const runtime = await startRuntime(t)
@@ -16,7 +26,7 @@ const NOT_AVAILABLE =
 onStore(t, async (t, store) => {
   const J = await stack(t, runtime, jConfig({}, await store.section()))
   const S = await stack(t, runtime, sConfig(await store.section()))
-  const O = await stack(t, runtime, await store.section())
+  const O = await stack(t, runtime, oConfig(await store.section()))
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const post = (fixture: Stack, token: string | undefined, body: Record<string, unknown>) =>
     fixture.call('POST', '/service-accounts', {
@@ -39,7 +49,7 @@ onStore(t, async (t, store) => {
   void t.test(
     'MINT-7 S root (security key) mints sessions:write with the flag → 201',
     async (t) => {
-      const reply = await post(S, 'root-key', {
+      const reply = await post(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', {
         name: 'f103',
         scopes: grants('sessions:write'),
         allow_privileged_scopes: true,
@@ -52,7 +62,7 @@ onStore(t, async (t, store) => {
   void t.test(
     `MINT-7 S root mints ${AGENTOS_ADMIN} with the flag → 201, user_id and created_by null`,
     async (t) => {
-      const reply = await post(S, 'root-key', {
+      const reply = await post(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', {
         name: 'ci',
         scopes: grants(AGENTOS_ADMIN),
         allow_privileged_scopes: true,
@@ -148,7 +158,7 @@ onStore(t, async (t, store) => {
     async (t) => {
       for (const [label, fixture, root] of [
         ['J', J, admin],
-        ['S', S, 'root-key'],
+        ['S', S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d'],
       ] as const) {
         const patd = await mint(fixture, root, { name: `f112-${label.toLowerCase()}` })
         refused(
@@ -241,7 +251,7 @@ onStore(t, async (t, store) => {
       t.equal(J0.gateway.gateway.serviceAccounts, undefined, 'no store at all')
       for (const [fixture, token] of [
         [J0, admin],
-        [S0, 'root-key'],
+        [S0, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d'],
       ] as const) {
         refused(t, await post(fixture, token, { name: 'x' }), 503, NOT_AVAILABLE)
         refused(t, await fixture.call('GET', '/service-accounts', { token }), 503, NOT_AVAILABLE)

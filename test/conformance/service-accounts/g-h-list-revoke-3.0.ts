@@ -183,14 +183,17 @@ onStore(t, async (t, store) => {
 
   void t.test('the 3.0 line with the security key and the scheduler', async (t) => {
     const S = await stack(t, runtime, sConfig(await store.section()), {}, { agentOsLine: '3.0' })
-    const manager = await mint(S, 'root-key', {
+    const manager = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', {
       name: 'sk-manager',
       scopes: grants(...MANAGE, 'agents:run'),
       allow_privileged_scopes: true,
     })
     const child = await mint(S, manager.token, { name: 'sk-child', scopes: grants('agents:run') })
-    const scheduled = await mint(S, 'itok', { name: 'sk-sched', scopes: grants('agents:run') })
-    const shared = await mint(S, 'root-key', { name: 'sk-shared' })
+    const scheduled = await mint(S, 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f', {
+      name: 'sk-sched',
+      scopes: grants('agents:run'),
+    })
+    const shared = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', { name: 'sk-shared' })
 
     await t.test('SA-6 owners: the security key null, the scheduler __scheduler__', async (t) => {
       t.equal(manager.body.user_id, null)
@@ -199,7 +202,7 @@ onStore(t, async (t, store) => {
     })
 
     await t.test('SA-6 the security key (an unscoped root) sees and revokes all', async (t) => {
-      t.same(names(t, await list(S, 'root-key')), [
+      t.same(names(t, await list(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d')), [
         'sk-child',
         'sk-manager',
         'sk-sched',
@@ -207,8 +210,8 @@ onStore(t, async (t, store) => {
       ])
       refused(t, await revoke(S, manager.token, scheduled.id), 404, notFound(scheduled.id))
       refused(t, await revoke(S, manager.token, shared.id), 403, WORKSPACE_LEVEL)
-      deleted(t, await revoke(S, 'root-key', scheduled.id))
-      deleted(t, await revoke(S, 'root-key', shared.id))
+      deleted(t, await revoke(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', scheduled.id))
+      deleted(t, await revoke(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', shared.id))
     })
 
     await t.test('SA-6 a token lists what it minted and the workspace-level ones', async (t) => {

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { metricValue } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
-import { ADMIN, ip, jConfig, jwt, stack, type Reply } from '../fixtures.js'
+import { ADMIN, ip, jConfig, oConfig, jwt, stack, type Reply } from '../fixtures.js'
 import { onStore, grants, invalidBody, mint, nowSeconds, refused, seedAccount } from './harness.js'
 
 const runtime = await startRuntime(t)
@@ -168,7 +168,7 @@ onStore(t, async (t, store) => {
   void t.test(
     'SA-2 O, no credential → 401 (deviation: AgentOS lists every account to anyone on an open instance)',
     async (t) => {
-      const O = await stack(t, runtime, await store.section())
+      const O = await stack(t, runtime, oConfig(await store.section()))
       const reply = await O.call('GET', '/service-accounts')
       refused(t, reply, 401, MANAGE_AUTHENTICATION)
     },
@@ -255,7 +255,7 @@ onStore(t, async (t, store) => {
   void t.test(
     'SA-3 O, no credential: DELETE /service-accounts/nope → 401 (deviation: AgentOS answers 404, no auth needed)',
     async (t) => {
-      const O = await stack(t, runtime, await store.section())
+      const O = await stack(t, runtime, oConfig(await store.section()))
       refused(t, await O.call('DELETE', '/service-accounts/nope'), 401, MANAGE_AUTHENTICATION)
       const account = await seedAccount(O.gateway, 'h133', ['sessions:read'])
       const remove = await O.call('DELETE', `/service-accounts/${account.id}`)

@@ -6,7 +6,7 @@ import t from 'tap'
 import { mintToken } from '../../../src/service-accounts/token-format.js'
 import { startGateway } from '../../helpers/gateway.js'
 import { startRuntime } from '../../helpers/runtime.js'
-import { ADMIN, jConfig, jwt, sConfig, stack } from '../fixtures.js'
+import { ADMIN, jConfig, oConfig, jwt, sConfig, stack } from '../fixtures.js'
 import {
   badToken,
   onStore,
@@ -54,7 +54,7 @@ void t.test(
       'PAT-6 O without a db → no equivalent: Portcullis refuses the configuration (no credential source at all)',
       async (t) => {
         await t.rejects(
-          startGateway(t, { upstream: { url: runtime.url }, ...off }),
+          startGateway(t, { upstream: { url: runtime.url }, ...off, auth: { open: true } }),
           /at least one credential source is required/,
         )
       },
@@ -65,7 +65,7 @@ void t.test(
 onStore(t, async (t, store) => {
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const J = await stack(t, runtime, jConfig({}, await store.section()))
-  const O = await stack(t, runtime, await store.section())
+  const O = await stack(t, runtime, oConfig(await store.section()))
 
   void t.test(
     'PAT-2 an unknown token → 401 "Invalid or expired service account token"',

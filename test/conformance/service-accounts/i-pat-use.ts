@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { startRuntime } from '../../helpers/runtime.js'
-import { ADMIN, ids, ip, jConfig, jwt, sConfig, stack, type Stack } from '../fixtures.js'
+import { ADMIN, ids, ip, jConfig, oConfig, jwt, sConfig, stack, type Stack } from '../fixtures.js'
 import {
   DEFAULT_SCOPES,
   onStore,
@@ -28,7 +28,7 @@ onStore(t, async (t, store) => {
   const admin = await jwt([ADMIN], { sub: 'human-admin' })
   const J = await stack(t, runtime, jConfig({}, await store.section()))
   const S = await stack(t, runtime, sConfig(await store.section()))
-  const O = await stack(t, runtime, await store.section())
+  const O = await stack(t, runtime, oConfig(await store.section()))
   // O has no credential that may mint, so its token is written into its store.
   const fixtures: Fixture[] = [
     {
@@ -39,7 +39,10 @@ onStore(t, async (t, store) => {
     {
       label: 'S',
       stack: S,
-      patd: { name: 'patd-s', ...(await mint(S, 'root-key', { name: 'patd-s' })) },
+      patd: {
+        name: 'patd-s',
+        ...(await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', { name: 'patd-s' })),
+      },
     },
     { label: 'O', stack: O, patd: await seedAccount(O.gateway, 'patd-o', DEFAULT_SCOPES) },
   ]

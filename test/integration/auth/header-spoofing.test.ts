@@ -188,7 +188,7 @@ void t.test(
     const { reply, upstream } = await send(S, 'GET', '/agents', [
       ...spoofed('close').filter((line) => !/^x[-_]user[-_]id/i.test(line)),
       'X-User-ID: bob',
-      'Authorization: Bearer root-key',
+      'Authorization: Bearer root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
     ])
     t.equal(reply.status, 200)
     t.same(identityOf(upstream?.rawHeaders ?? []), {
@@ -203,7 +203,7 @@ void t.test(
       const reserved = await send(S, 'GET', '/agents', [
         'Host: portcullis.test',
         line,
-        'Authorization: Bearer root-key',
+        'Authorization: Bearer root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
       ])
       t.equal(reserved.reply.status, 403, line)
       t.same(JSON.parse(reserved.reply.body), {

@@ -125,7 +125,10 @@ void t.test('OIDC discovery over HTTPS with a private CA; iss is checked', async
   const missing = await call(gateway, await token('k1'))
   t.same(JSON.parse(missing.body), { detail: 'Invalid token: Token is missing the "iss" claim' })
   t.equal(runtime.requests.length, 0, 'nothing refused reached the upstream')
-  t.same(await readiness(gateway), { status: 200, checks: { upstream: 'ok', jwks: 'ok' } })
+  t.match(await readiness(gateway), {
+    status: 200,
+    checks: { upstream: 'ok', agentos: /^2\.9 \(pinned/, jwks: 'ok' },
+  })
   t.equal(await metric(gateway, 'portcullis_jwks_keys', { source: 'remote' }), 1)
   t.equal(await metric(gateway, 'portcullis_jwks_state', { state: 'fresh' }), 1)
 })
@@ -148,9 +151,13 @@ void t.test('a jwks_url is fetched directly; the CA is required to trust it', as
       "Authentication is temporarily unavailable: the identity provider's signing keys could not be fetched",
   })
   t.match(refused.retryAfter, /^\d+$/, 'with Retry-After')
-  t.same(await readiness(untrusted.gateway), {
+  t.match(await readiness(untrusted.gateway), {
     status: 503,
-    checks: { upstream: 'ok', jwks: 'unavailable: no key set loaded yet; fetches fail (tls)' },
+    checks: {
+      upstream: 'ok',
+      agentos: /^2\.9 \(pinned/,
+      jwks: 'unavailable: no key set loaded yet; fetches fail (tls)',
+    },
   })
   t.equal((await fetch(`${untrusted.gateway.url}/health`)).status, 200, 'public routes still pass')
   t.equal(
@@ -215,7 +222,7 @@ void t.test(
     t.equal(await status(gateway, good), 200)
     await server.stop()
     await until(
-      async () => (await fetches(gateway, { outcome: 'network' })) >= 3,
+      async () => (await fetches(gateway, { outcome: 'refused' })) >= 3,
       'three failed fetches',
     )
     t.equal(await status(gateway, good), 200, 'the last good key set still verifies')
@@ -228,7 +235,7 @@ void t.test(
     t.equal(ready.status, 200, 'still ready')
     t.match(
       ready.checks.jwks,
-      /^stale: fetches fail \(network\); serving the key set confirmed \d+ s ago for up to \d+ s more$/,
+      /^stale: fetches fail \(refused\); serving the key set confirmed \d+ s ago for up to \d+ s more$/,
     )
     t.equal(await metric(gateway, 'portcullis_jwks_state', { state: 'stale' }), 1)
     t.ok(((await metric(gateway, 'portcullis_jwks_age_seconds', { source: 'remote' })) ?? 0) > 0)
@@ -390,25 +397,31 @@ void t.test('concurrent unknown kids: one fetch, shared; a new key is found by a
 
 void t.test('SSRF guards: private targets and cross-host redirects need an opt-in', async (t) => {
   const server = await startJwksServer(t, [K1])
-  const blocked = await start(t, server, {
-    oidc_issuer: null,
-    jwks_url: server.jwksUrl,
-    jwks_allow_private_addresses: false,
-  })
-  t.equal(await status(blocked.gateway, await token('k1')), 503)
-  const byName = await start(t, server, {
-    oidc_issuer: null,
-    jwks_url: server.jwksUrl.replace('127.0.0.1', 'localhost'),
-    jwks_allow_private_addresses: false,
-  })
-  t.equal(await status(byName.gateway, await token('k1')), 503, 'a name resolving to loopback too')
-  t.equal(server.count(JWKS_PATH), 0, 'neither connected to the provider')
-  t.match(
-    blocked.gateway.logs.text,
-    /127\.0\.0\.1 is not a public address \(auth\.jwks_allow_private_addresses\)/,
+  // A provider on a non-public address without the opt-in would get every JWT a 503: the
+  // configuration is refused at start, naming the setting (the same line as `config check`).
+  await t.rejects(
+    start(t, server, {
+      oidc_issuer: null,
+      jwks_url: server.jwksUrl,
+      jwks_allow_private_addresses: false,
+    }),
+    {
+      message:
+        'the configuration cannot be applied: auth.jwks_url: 127.0.0.1 resolves to the non-public address 127.0.0.1; set auth.jwks_allow_private_addresses: true if the identity provider is meant to be there (an in-cluster Keycloak or Dex)',
+    },
   )
-  t.match(byName.gateway.logs.text, /resolves to the non-public address/)
-  t.ok((await fetches(blocked.gateway, { outcome: 'blocked' })) >= 1, 'counted as blocked')
+  await t.rejects(
+    start(t, server, {
+      oidc_issuer: server.issuer.replace('127.0.0.1', 'localhost'),
+      jwks_allow_private_addresses: false,
+    }),
+    {
+      message:
+        /auth\.oidc_issuer: localhost resolves to the non-public address 127\.0\.0\.1; set auth\.jwks_allow_private_addresses: true/,
+    },
+    'a name resolving to loopback too',
+  )
+  t.equal(server.count(JWKS_PATH) + server.count(DISCOVERY_PATH), 0, 'neither connected')
 
   server.route('/moved-away', (_req, res) => {
     res.writeHead(302, { location: `https://localhost:${server.port}${JWKS_PATH}` }).end()
@@ -426,6 +439,7 @@ void t.test('SSRF guards: private targets and cross-host redirects need an opt-i
     'a redirect to another host is not followed',
   )
   t.match(away.gateway.logs.text, /redirected to another host/)
+  t.ok((await fetches(away.gateway, { outcome: 'blocked' })) >= 1, 'counted as blocked')
   t.equal(server.count(JWKS_PATH), 0)
   const here = await start(t, server, {
     oidc_issuer: null,

@@ -7,7 +7,11 @@ import { startRuntime } from '../../helpers/runtime.js'
 import { ids, ip, jConfig, jwt, sConfig, stack, withDatabase } from '../../conformance/fixtures.js'
 
 const runtime = await startRuntime(t)
-const J = await stack(t, runtime, jConfig({ internal_service_token: 'itok' }))
+const J = await stack(
+  t,
+  runtime,
+  jConfig({ internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' }),
+)
 
 void t.test(
   'listings: the upstream answers everything, the gateway keeps what the caller may see',
@@ -47,7 +51,7 @@ void t.test(
       await jwt(['agents:read']),
       await jwt(['agents:*:read']),
       await jwt(['os:admin']),
-      'itok',
+      'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
     ]) {
       const reply = await J.call('GET', '/agents', { token })
       t.equal(reply.status, 200)
@@ -66,14 +70,24 @@ void t.test('GET /info reports the gateway’s auth mode in every mode', async (
       { JWT_VERIFICATION_KEY: 'k'.repeat(32) },
     ],
     ['security_key', sConfig(), {}],
-    ['security_key', { service_accounts: { enabled: false } }, { OS_SECURITY_KEY: 'from-env' }],
-    ['none', withDatabase(t), {}],
+    [
+      'security_key',
+      { service_accounts: { enabled: false } },
+      { OS_SECURITY_KEY: 'from-env-security-key-4a8c2e6f0b3d7a1c' },
+    ],
+    ['none', { ...withDatabase(t), auth: { open: true } }, {}],
   ]
   for (const [mode, config, env] of modes) {
     const gateway = await stack(t, runtime, config, env)
     const info = await gateway.call('GET', '/info')
     t.equal(info.status, 200)
     t.match(info.body, { auth_mode: mode, os_id: 'demo-os', version: '2.9.0-demo' }, mode)
+    // AgentOS's field keeps AgentOS's value; the gateway's own says when it runs open.
+    t.same(
+      (info.body as { portcullis?: unknown }).portcullis,
+      mode === 'none' ? { auth: 'open' } : undefined,
+      `${mode}: portcullis.auth`,
+    )
     t.equal(info.upstream?.path, '/info', 'answered by the upstream, rewritten')
     t.equal(Number(info.headers['content-length']), Buffer.byteLength(info.text))
   }

@@ -4,6 +4,7 @@
  * have their tests in test/unit/config; this is the same rule reached from code.
  */
 import t from 'tap'
+import { NO_CREDENTIAL_SOURCE } from '../../../src/config/auth-mode.js'
 import { ConfigError } from '../../../src/config/load.js'
 import type { Config } from '../../../src/config/schema.js'
 import { createGateway } from '../../../src/gateway.js'
@@ -13,7 +14,7 @@ import { fixtures, publicJwk } from '../../helpers/jwt.js'
 
 const logger = createLogger({ level: 'silent' })
 const base = testConfig({
-  auth: { security_key: 'root-key' },
+  auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
   service_accounts: { enabled: false },
 })
 const start = (config: Config) => createGateway(config, { logger, collectProcessMetrics: false })
@@ -21,7 +22,9 @@ const start = (config: Config) => createGateway(config, { logger, collectProcess
 void t.test('authorization without a JWT source: the loader refuses the file', async (t) => {
   let thrown: unknown
   try {
-    testConfig({ auth: { authorization: true, security_key: 'k' } })
+    testConfig({
+      auth: { authorization: true, security_key: 'k-0123456789abcdef0123456789abcdef' },
+    })
   } catch (error) {
     thrown = error
   }
@@ -46,8 +49,17 @@ void t.test(
 void t.test(
   'no credential source at all: createGateway refuses rather than run open',
   async (t) => {
-    const config: Config = { ...base, auth: { ...base.auth, security_key: null } }
-    await t.rejects(start(config), /at least one credential source is required/)
+    const withStore: Config = {
+      ...base,
+      auth: { ...base.auth, security_key: null },
+      service_accounts: { ...base.service_accounts, enabled: true },
+    }
+    await t.rejects(start(withStore), { message: NO_CREDENTIAL_SOURCE }, 'open only when asked')
+    const openWithoutStore: Config = {
+      ...base,
+      auth: { ...base.auth, security_key: null, open: true },
+    }
+    await t.rejects(start(openWithoutStore), /at least one credential source is required/)
   },
 )
 
@@ -69,7 +81,7 @@ void t.test(
       auth: { algorithm: 'ES256', jwks_file: `${dir}/jwks.json` },
       service_accounts: { enabled: false },
     })
-    await t.rejects(start(wrongFamily), /no JWT verification key is usable/)
+    await t.rejects(start(wrongFamily), /holds no key usable with auth\.algorithm ES256/)
   },
 )
 

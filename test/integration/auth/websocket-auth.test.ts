@@ -123,7 +123,9 @@ void t.test(
     await refused(t, S, {}, 401, 'Authorization header required')
     await refused(t, S, { authorization: 'Bearer wrong' }, 401, 'Invalid authentication token')
     runtime.clear()
-    const client = await WsClient.open(t, wsUrl(S), [], { authorization: 'root-key' })
+    const client = await WsClient.open(t, wsUrl(S), [], {
+      authorization: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+    })
     client.socket.send('key')
     t.same(await client.next(), { data: 'key', isBinary: false })
     t.equal(runtime.wsConnections[0]?.headers['x-auth-kind'], 'security_key')

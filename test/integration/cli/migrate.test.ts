@@ -14,7 +14,7 @@ import { postgresSkipReason, startPostgres } from '../../helpers/postgres.js'
 
 void t.test('migrate applies the schema once', { skip: postgresSkipReason() }, async (t) => {
   const postgres = await startPostgres(t)
-  const env = { DATABASE_URL: postgres.url, OS_SECURITY_KEY: 'k' }
+  const env = { DATABASE_URL: postgres.url, OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef' }
   const first = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(first.code, 0, first.stderr)
   t.equal(first.stdout, `Applied: ${MIGRATIONS.map((migration) => migration.version).join(', ')}`)
@@ -46,7 +46,10 @@ void t.test('migrate applies the schema once', { skip: postgresSkipReason() }, a
 void t.test('migrate initialises an empty embedded store, schema included', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-migrate-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const env = { PORTCULLIS_DATA_DIR: join(dir, 'db'), OS_SECURITY_KEY: 'k' }
+  const env = {
+    PORTCULLIS_DATA_DIR: join(dir, 'db'),
+    OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef',
+  }
   const first = await portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], env)
   t.equal(first.code, 0, first.stderr)
   t.equal(first.stdout, 'Schema is up to date.', 'the shipped template holds every migration')

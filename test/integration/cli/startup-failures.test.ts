@@ -45,7 +45,8 @@ async function occupy(t: Teardown): Promise<number> {
   return (blocker.address() as { port: number }).port
 }
 
-const NO_STORE = 'auth: {security_key: a-test-key}\nservice_accounts: {enabled: false}\n'
+const NO_STORE =
+  'auth: {security_key: a-test-key-8f2c6a0e4b9d3f7a1c5e9b}\nservice_accounts: {enabled: false}\n'
 const STACK_LINE = /^\s+at /
 
 void t.test('a port in use: exit 3, one line naming the setting and variable', async (t) => {
@@ -103,7 +104,7 @@ void t.test('a data directory that cannot be created: exit 4, naming the setting
   const file = join(parent, 'a-file')
   writeFileSync(file, '')
   const notADirectory = portcullis(t, ['migrate', '--config', 'config/portcullis.yaml'], {
-    OS_SECURITY_KEY: 'k',
+    OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef',
     PORTCULLIS_DATA_DIR: join(file, 'db'),
   })
   t.equal((await notADirectory.exit()).code, 4)
@@ -119,7 +120,11 @@ void t.test('a data directory that cannot be created: exit 4, naming the setting
   const denied = portcullis(
     t,
     ['serve', '--config', 'config/portcullis.yaml'],
-    { OS_SECURITY_KEY: 'k', PORTCULLIS_DATA_DIR: join(locked, 'db'), PORTCULLIS_PORT: '0' },
+    {
+      OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef',
+      PORTCULLIS_DATA_DIR: join(locked, 'db'),
+      PORTCULLIS_PORT: '0',
+    },
     'unprivileged',
   )
   t.equal((await denied.exit()).code, 4)

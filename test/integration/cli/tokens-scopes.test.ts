@@ -8,13 +8,16 @@ void t.test('mint: malformed and privileged scopes, by the API and the CLI', asy
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
-    auth: { security_key: 'root-key' },
+    auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
   })
-  const env = { OS_SECURITY_KEY: 'root-key', PORTCULLIS_URL: gateway.url }
+  const env = { OS_SECURITY_KEY: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', PORTCULLIS_URL: gateway.url }
   const mint = (body: unknown) =>
     fetch(`${gateway.url}/service-accounts`, {
       method: 'POST',
-      headers: { authorization: 'Bearer root-key', 'content-type': 'application/json' },
+      headers: {
+        authorization: 'Bearer root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+        'content-type': 'application/json',
+      },
       body: JSON.stringify(body),
     })
 

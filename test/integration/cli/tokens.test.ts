@@ -8,9 +8,9 @@ void t.test('tokens create, list and revoke against a running gateway', async (t
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
-    auth: { security_key: 'root-key' },
+    auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
   })
-  const env = { OS_SECURITY_KEY: 'root-key', PORTCULLIS_URL: gateway.url }
+  const env = { OS_SECURITY_KEY: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', PORTCULLIS_URL: gateway.url }
 
   const created = await portcullis(
     t,
@@ -94,7 +94,7 @@ void t.test('tokens commands explain a rejected or missing credential', async (t
   const runtime = await startRuntime(t)
   const gateway = await startGateway(t, {
     upstream: { url: runtime.url },
-    auth: { security_key: 'root-key' },
+    auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
   })
   const wrong = await portcullis(t, ['tokens', 'list'], {
     OS_SECURITY_KEY: 'not-the-key',

@@ -26,7 +26,12 @@ void t.test('/readyz follows the upstream', async (t) => {
     ready = await fetch(`${gateway.adminUrl}/readyz`)
   }
   t.equal(ready.status, 200)
-  t.same(await ready.json(), { status: 'ready', checks: { upstream: 'ok' } })
+  const body = (await ready.json()) as { status: string; checks: Record<string, string> }
+  t.same(Object.keys(body.checks), ['upstream', 'agentos'])
+  t.match(body, {
+    status: 'ready',
+    checks: { upstream: 'ok', agentos: /^2\.9 \(pinned; upstream / },
+  })
   t.ok(
     runtime.requests.some((request) => request.path === '/health'),
     "the check asked the upstream's /health",
@@ -35,13 +40,13 @@ void t.test('/readyz follows the upstream', async (t) => {
   await runtime.close()
   const down = await fetch(`${gateway.adminUrl}/readyz`)
   t.equal(down.status, 503)
-  const body = (await down.json()) as { status: string; checks: Record<string, string> }
-  t.equal(body.status, 'not_ready')
+  const failing = (await down.json()) as { status: string; checks: Record<string, string> }
+  t.equal(failing.status, 'not_ready')
   t.ok(
-    body.checks.upstream !== undefined && body.checks.upstream !== 'ok',
+    failing.checks.upstream !== undefined && failing.checks.upstream !== 'ok',
     'the upstream check is named as failing',
   )
-  t.notMatch(JSON.stringify(body), /ECONNREFUSED|127\.0\.0\.1|\bat /, 'no internals')
+  t.notMatch(JSON.stringify(failing), /ECONNREFUSED|127\.0\.0\.1|\bat /, 'no internals')
 })
 
 void t.test('/readyz is 503 for an upstream that was never there', async (t) => {

@@ -6,6 +6,7 @@ import { accessLogRecord } from '../../helpers/log-records.js'
 import { httpRequest, rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { startCustomUpstream, startRuntime } from '../../helpers/runtime.js'
 import { startTcpTap } from '../../helpers/tcp-tap.js'
+import { waitFor } from '../../helpers/wait.js'
 
 const sha256 = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex')
 
@@ -369,6 +370,8 @@ void t.test('upstream connections are kept alive and reused', async (t) => {
   const runtime = await startRuntime(t)
   const tap = await startTcpTap(t, runtime.port)
   const gateway = await startFoundationGateway(t, { upstream: { url: tap.url } })
+  // The gateway's own read of the AgentOS version comes first (it uses the same pool).
+  await waitFor(() => gateway.gateway.agentos?.upstream !== undefined, 'the version to be read')
   for (let index = 0; index < 20; index++) {
     // A new client connection each time: reuse must come from the gateway's pool.
     const response = await httpRequest(gateway.url, {

@@ -6,10 +6,15 @@ import { accessLogRecord } from '../../helpers/log-records.js'
 import { metricValue } from '../../helpers/metrics.js'
 import { httpRequest, type HttpResult } from '../../helpers/raw-http.js'
 import { closedPort, startRuntime } from '../../helpers/runtime.js'
-import { within } from '../../helpers/wait.js'
+import { waitFor, within } from '../../helpers/wait.js'
+import { refusedHandshake } from '../../helpers/websocket.js'
 
 const UNAVAILABLE = '{"detail":"Upstream unavailable"}'
 const TIMED_OUT = '{"detail":"Upstream timed out"}'
+const INFO = 30
+const WARN = 40
+/** RFC 2606: a name that never resolves. */
+const UNRESOLVABLE_HOST = 'portcullis-upstream.invalid'
 
 /** The error body is exactly the JSON detail: no stack, no error code, no address of the upstream. */
 function assertNoInternals(t: Test, response: HttpResult, upstreamPort: number): void {
@@ -39,10 +44,97 @@ void t.test('an upstream that refuses connections gives 502 without internals', 
   assertNoInternals(t, get, port)
   t.equal(await upstreamErrors(gateway, 'refused'), 1)
   t.match(await accessLogRecord(gateway.logs, get.headers['x-request-id']), {
+    level: WARN,
     status: 502,
     path: '/agents',
     reason: 'upstream.refused',
   })
+})
+
+void t.test(
+  'an upstream host name that does not resolve is a dns failure, not refused',
+  async (t) => {
+    const gateway = await startFoundationGateway(t, {
+      upstream: { url: `http://${UNRESOLVABLE_HOST}:7777` },
+    })
+    const response = await httpRequest(gateway.url, { path: '/agents' })
+    t.equal(response.status, 502)
+    t.equal(response.text, UNAVAILABLE)
+    t.equal(await upstreamErrors(gateway, 'dns'), 1, 'kind="dns"')
+    t.equal(await upstreamErrors(gateway, 'refused'), 0, 'not kind="refused"')
+    t.match(await accessLogRecord(gateway.logs, response.headers['x-request-id']), {
+      level: WARN,
+      status: 502,
+      reason: 'upstream.dns',
+    })
+  },
+)
+
+void t.test('a TLS handshake that fails is a tls failure', async (t) => {
+  // An https upstream URL pointing at a plain-HTTP server: the handshake cannot succeed.
+  const runtime = await startRuntime(t)
+  const gateway = await startFoundationGateway(t, {
+    upstream: { url: `https://127.0.0.1:${runtime.port}` },
+  })
+  const response = await httpRequest(gateway.url, { path: '/agents' })
+  t.equal(response.status, 502)
+  t.equal(response.text, UNAVAILABLE)
+  assertNoInternals(t, response, runtime.port)
+  t.equal(await upstreamErrors(gateway, 'tls'), 1, 'kind="tls"')
+  t.match(await accessLogRecord(gateway.logs, response.headers['x-request-id']), {
+    level: WARN,
+    reason: 'upstream.tls',
+  })
+})
+
+void t.test(
+  'a WebSocket handshake to an unreachable upstream is counted like a request',
+  async (t) => {
+    const port = await closedPort()
+    const gateway = await startFoundationGateway(t, {
+      upstream: { url: `http://127.0.0.1:${port}` },
+    })
+    const refused = await refusedHandshake(t, `${gateway.url.replace('http', 'ws')}/ws/echo`)
+    t.equal(refused.status, 502)
+    t.equal(await upstreamErrors(gateway, 'refused'), 1)
+    await waitFor(
+      () => gateway.logs.records().some((record) => record.msg === 'upgrade refused'),
+      'the refused upgrade to be logged',
+    )
+    t.match(
+      gateway.logs.records().find((record) => record.msg === 'upgrade refused'),
+      { level: WARN, status: 502, reason: 'upstream.refused' },
+      'logged at warn',
+    )
+  },
+)
+
+void t.test('a failing readiness probe is counted apart from request traffic', async (t) => {
+  const port = await closedPort()
+  const gateway = await startFoundationGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+  for (let probe = 0; probe < 3; probe += 1) {
+    const ready = await fetch(`${gateway.adminUrl}/readyz`)
+    t.equal(ready.status, 503)
+    t.match(await ready.json(), {
+      checks: { upstream: 'refused: the upstream refused the connection (nothing listens)' },
+    })
+  }
+  const metrics = await gateway.metrics()
+  for (const kind of ['dns', 'refused', 'unreachable', 'reset', 'timeout', 'tls', 'other'])
+    t.equal(metricValue(metrics, 'portcullis_upstream_errors_total', { kind }) ?? 0, 0, kind)
+  t.equal(
+    metricValue(metrics, 'portcullis_readiness_checks_total', {
+      check: 'upstream',
+      result: 'refused',
+    }),
+    3,
+    'each probe counted, with what happened',
+  )
+  t.equal(
+    gateway.logs.records().filter((record) => record.msg === 'request').length,
+    0,
+    'and no request line',
+  )
 })
 
 void t.test(
@@ -167,9 +259,12 @@ void t.test('upstream error statuses are answers, not upstream failures', async 
     const response = await httpRequest(gateway.url, { path: `/status/${code}` })
     t.equal(response.status, code)
     t.match(response.json(), { status: code }, "the upstream's own body")
+    const line = await accessLogRecord(gateway.logs, response.headers['x-request-id'])
+    t.equal(line.level, INFO, `the upstream's ${code} is logged at info`)
+    t.equal(line.reason, undefined, 'with no reason of the gateway')
   }
   const metrics = await gateway.metrics()
-  for (const kind of ['refused', 'reset', 'timeout', 'other']) {
+  for (const kind of ['dns', 'refused', 'unreachable', 'reset', 'timeout', 'tls', 'other']) {
     t.equal(metricValue(metrics, 'portcullis_upstream_errors_total', { kind }) ?? 0, 0, kind)
   }
 })

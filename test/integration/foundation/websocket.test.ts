@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { WebSocketServer } from 'ws'
 import { startFoundationGateway } from '../../helpers/foundation.js'
 import type { TestGateway } from '../../helpers/gateway.js'
 import { metricValue } from '../../helpers/metrics.js'
 import { rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { closedPort, startRuntime } from '../../helpers/runtime.js'
-import { waitFor } from '../../helpers/wait.js'
+import { waitFor, within } from '../../helpers/wait.js'
 import { WsClient, refusedHandshake, startWsUpstream } from '../../helpers/websocket.js'
 
 const HANDSHAKE = [
@@ -270,3 +272,66 @@ void t.test('graceful shutdown closes relayed sockets with 1001', async (t) => {
     'the upstream was told the gateway is going away too',
   )
 })
+
+void t.test(
+  'a WebSocket whose handshake spans a configuration swap is still closed with 1001 at shutdown',
+  async (t) => {
+    // The upstream holds each handshake until the test lets it complete.
+    let release: () => void = () => undefined
+    let held = 0
+    const server = new WebSocketServer({
+      port: 0,
+      host: '127.0.0.1',
+      verifyClient: (_info, done: (result: boolean) => void) => {
+        held++
+        release = () => done(true)
+      },
+    })
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    const { port } = server.address() as AddressInfo
+    const gateway = await startFoundationGateway(t, {
+      upstream: { url: `http://127.0.0.1:${port}`, agentos_version: '2.9' },
+      auth: { deny_unmapped_routes: false },
+    })
+    const opening = WsClient.open(t, wsUrl(gateway, '/held'))
+    await waitFor(() => held === 1, 'the upgrade to reach the upstream')
+    t.equal((await gateway.gateway.reload()).outcome, 'applied', 'a new generation meanwhile')
+    release()
+    const client = await opening
+    await within(gateway.stop(), 'shutdown', 30_000)
+    t.equal((await client.closed).code, 1001, 'closed by the generation that accepted it')
+  },
+)
+
+void t.test(
+  'a WebSocket whose handshake completes during shutdown is closed with 1001',
+  async (t) => {
+    let release: () => void = () => undefined
+    let held = 0
+    const server = new WebSocketServer({
+      port: 0,
+      host: '127.0.0.1',
+      verifyClient: (_info, done: (result: boolean) => void) => {
+        held++
+        release = () => done(true)
+      },
+    })
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    const { port } = server.address() as AddressInfo
+    const gateway = await startFoundationGateway(t, {
+      upstream: { url: `http://127.0.0.1:${port}`, agentos_version: '2.9' },
+      auth: { deny_unmapped_routes: false },
+    })
+    const opening = WsClient.open(t, wsUrl(gateway, '/held'))
+    await waitFor(() => held === 1, 'the upgrade to reach the upstream')
+    const stopping = gateway.stop()
+    // Shutdown has closed what was open (nothing yet) before the handshake completes.
+    await new Promise((resolve) => setImmediate(resolve))
+    release()
+    const client = await opening
+    await within(stopping, 'shutdown', 30_000)
+    t.equal((await client.closed).code, 1001)
+  },
+)

@@ -134,6 +134,8 @@ export class StageBuild {
   workdir = '/'
   user = 'root'
   readonly env: Record<string, string> = {}
+  /** Build arguments in scope (ARG), for RUN commands. */
+  readonly args: Record<string, string> = {}
   entrypoint: string[] = []
   cmd: string[] = []
   healthcheck: string[] | undefined
@@ -160,6 +162,7 @@ export async function buildStage(
   build: StageBuild,
   context: string,
   stages: ReadonlyMap<string, StageBuild>,
+  buildArgs: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   for (const { keyword, args, line } of stage.instructions) {
     const where = `Dockerfile:${line}`
@@ -168,6 +171,13 @@ export async function buildStage(
         build.workdir = args.startsWith('/') ? args : join(build.workdir, args)
         mkdirSync(build.path(build.workdir), { recursive: true })
         break
+      case 'ARG': {
+        // Seen by the stage's RUN commands only (ENV persists into the image; ARG does not).
+        const [key = '', ...value] = args.split('=')
+        if (/\s/.test(args)) throw new Error(`${where}: ARG ${args} (one NAME[=default])`)
+        build.args[key] = buildArgs[key] ?? value.join('=')
+        break
+      }
       case 'ENV':
         for (const pair of args.split(/\s+/)) {
           const [key, ...value] = pair.split('=')
@@ -244,7 +254,7 @@ function copy(
 async function runCommand(command: string, build: StageBuild, where: string): Promise<void> {
   const words = command.split(/\s+/)
   const cwd = build.path(build.workdir)
-  const env = { ...childEnv(), ...build.env }
+  const env = { ...childEnv(), ...build.args, ...build.env }
   if (command === 'npm cache clean --force') {
     build.skipped.push(
       `${command} (it would empty this machine's npm cache; it only makes the image smaller)`,

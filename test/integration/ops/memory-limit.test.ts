@@ -44,7 +44,7 @@ async function startOnce(t: Teardown, dataDir: string) {
     t,
     cliArgs('serve', '--config', 'config/portcullis.yaml'),
     childEnv({
-      OS_SECURITY_KEY: 'a-test-key',
+      OS_SECURITY_KEY: 'a-test-key-8f2c6a0e4b9d3f7a1c5e9b',
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_PORT: '0',
       PORTCULLIS_ADMIN_PORT: '0',

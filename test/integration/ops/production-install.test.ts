@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import t from 'tap'
@@ -23,7 +23,12 @@ import {
  */
 t.setTimeout(240_000)
 
-const SECURITY_KEY = 'production-install-test-key'
+const SECURITY_KEY = 'production-install-test-key-0a4e8c2f'
+/** The build argument `docker build --build-arg PORTCULLIS_COMMIT=…` passes (not this checkout's). */
+const COMMIT = '0123456789abcdef0123456789abcdef01234567'
+const VERSION = (
+  JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version
 
 /** Every file of a tree with its size and modification time, to prove nothing was written. */
 function snapshot(root: string, skip: string): Map<string, string> {
@@ -59,6 +64,7 @@ void t.test('the Dockerfile’s commands build and run the gateway', async (t) =
   const context = buildContext(t)
   t.notOk(existsSync(join(context, 'node_modules')), 'the context has no node_modules')
   t.notOk(existsSync(join(context, 'test')), 'nor the tests')
+  t.notOk(existsSync(join(context, '.git')), 'nor .git: the commit comes from the build argument')
 
   const build = new StageBuild(temporaryDir(t, 'portcullis-build-stage-'))
   const runtime = new StageBuild(temporaryDir(t, 'portcullis-runtime-stage-'))
@@ -68,7 +74,7 @@ void t.test('the Dockerfile’s commands build and run the gateway', async (t) =
   const before = { ...runtimeSpec, instructions: runtimeSpec.instructions.slice(0, copyFromBuild) }
   const after = { ...runtimeSpec, instructions: runtimeSpec.instructions.slice(copyFromBuild) }
   await Promise.all([
-    buildStage(buildSpec, build, context, built),
+    buildStage(buildSpec, build, context, built, { PORTCULLIS_COMMIT: COMMIT }),
     buildStage(before, runtime, context, built),
   ])
   t.ok(existsSync(build.path('dist/main.js')), 'the build stage produced dist/main.js')
@@ -141,6 +147,11 @@ void t.test('the Dockerfile’s commands build and run the gateway', async (t) =
   })
   t.ok(healthy, `/healthz 200 (output: ${output.slice(0, 200)})`)
   t.equal((await fetch(`${admin}/readyz`)).status, 200, '/readyz: upstream and store reachable')
+  t.match(
+    await (await fetch(`${admin}/metrics`)).text(),
+    `portcullis_build_info{version="${VERSION}",commit="${COMMIT}",node_version="${process.version}"} 1`,
+    'portcullis_build_info names the commit the image was built from',
+  )
 
   const auth = { authorization: `Bearer ${SECURITY_KEY}` }
   t.equal((await fetch(`${proxy}/agents`)).status, 401, 'no credential: refused')
@@ -199,4 +210,14 @@ void t.test('the Dockerfile’s commands build and run the gateway', async (t) =
     env,
   )
   t.pass('`portcullis config check` runs from the production install')
+  const version = execFileSync(process.execPath, ['dist/main.js', '--version'], {
+    cwd: runtime.path(runtime.workdir),
+    env,
+    encoding: 'utf8',
+  })
+  t.equal(
+    version,
+    `${VERSION} (commit ${COMMIT}, Node.js ${process.version})\n`,
+    '--version names the commit without git',
+  )
 })

@@ -61,16 +61,25 @@ void t.test(
   async (t) => {
     const runtime = await startRuntime(t)
     const path = join(await tempDir(t), 'portcullis.yaml')
-    await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
+    await writeAtomically(
+      path,
+      baseSections(runtime.url, { auth: { security_key: 'key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a' } }),
+    )
     const { gateway, running, reloader, logs, status } = await gatewayFromFile(t, path)
-    t.equal(await status('key-a'), 200)
+    t.equal(await status('key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a'), 200)
 
-    await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-b' } }))
+    await writeAtomically(
+      path,
+      baseSections(runtime.url, { auth: { security_key: 'key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a' } }),
+    )
     t.match(await reloader.reload('signal'), { outcome: 'applied', restartRequired: [] })
-    t.equal(await status('key-a'), 401, 'the old key no longer works')
-    t.equal(await status('key-b'), 200, 'the new key does')
+    t.equal(await status('key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a'), 401, 'the old key no longer works')
+    t.equal(await status('key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a'), 200, 'the new key does')
 
-    await writeFile(path, 'auth:\n  security_key: key-c\n  bogus: 1\nserver: { port: nope }\n')
+    await writeFile(
+      path,
+      'auth:\n  security_key: key-c-0123456789abcdef0123456789abcd\n  bogus: 1\nserver: { port: nope }\n',
+    )
     const refused = await reloader.reload('signal')
     t.match(refused, { outcome: 'invalid' })
     t.same(
@@ -78,7 +87,7 @@ void t.test(
       ['auth.bogus: unknown key', 'server.port: Invalid input: expected number, received string'],
       'every problem is reported',
     )
-    t.equal(await status('key-b'), 200, 'the running config stays')
+    t.equal(await status('key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a'), 200, 'the running config stays')
     t.ok(
       logs
         .records()
@@ -88,34 +97,48 @@ void t.test(
     const metrics = await (await fetch(`${running.adminUrl}/metrics`)).text()
     t.equal(metricValue(metrics, 'portcullis_config_reloads_total', { result: 'applied' }), 1)
     t.equal(metricValue(metrics, 'portcullis_config_reloads_total', { result: 'invalid' }), 1)
-    t.equal(gateway.config.auth.security_key, 'key-b')
+    t.equal(gateway.config.auth.security_key, 'key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a')
   },
 )
 
 void t.test('a request in flight finishes under the config it started with', async (t) => {
   const runtime = await startRuntime(t)
   const path = join(await tempDir(t), 'portcullis.yaml')
-  await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
+  await writeAtomically(
+    path,
+    baseSections(runtime.url, { auth: { security_key: 'key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a' } }),
+  )
   const { running, reloader, status } = await gatewayFromFile(t, path)
-  const slow = fetch(`${running.url}/slow?ms=1500`, { headers: { authorization: 'Bearer key-a' } })
+  const slow = fetch(`${running.url}/slow?ms=1500`, {
+    headers: { authorization: 'Bearer key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a' },
+  })
   await waitFor(() => runtime.started > 0, 'the slow request to reach the upstream')
-  await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-b' } }))
+  await writeAtomically(
+    path,
+    baseSections(runtime.url, { auth: { security_key: 'key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a' } }),
+  )
   t.match(await reloader.reload('signal'), { outcome: 'applied' })
   t.equal((await slow).status, 200, 'admitted before the reload, answered after it')
-  t.equal(await status('key-a', '/slow?ms=1'), 401)
+  t.equal(await status('key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a', '/slow?ms=1'), 401)
 })
 
 void t.test('restart-only keys are reported and keep their running values', async (t) => {
   const runtime = await startRuntime(t)
   const other = await startRuntime(t)
   const path = join(await tempDir(t), 'portcullis.yaml')
-  await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
+  await writeAtomically(
+    path,
+    baseSections(runtime.url, { auth: { security_key: 'key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a' } }),
+  )
   const { reloader, status } = await gatewayFromFile(t, path)
-  await writeAtomically(path, baseSections(other.url, { auth: { security_key: 'key-b' } }))
+  await writeAtomically(
+    path,
+    baseSections(other.url, { auth: { security_key: 'key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a' } }),
+  )
   const result = await reloader.reload('signal')
   t.match(result, { outcome: 'applied', restartRequired: ['upstream.url'] })
   runtime.clear()
-  t.equal(await status('key-b'), 200)
+  t.equal(await status('key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a'), 200)
   t.equal(runtime.requests.length, 1, 'still the upstream it started with')
   t.equal(other.requests.length, 0)
 })
@@ -123,7 +146,10 @@ void t.test('restart-only keys are reported and keep their running values', asyn
 void t.test('a config that fails to build keeps the old generation serving', async (t) => {
   const runtime = await startRuntime(t)
   const path = join(await tempDir(t), 'portcullis.yaml')
-  await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
+  await writeAtomically(
+    path,
+    baseSections(runtime.url, { auth: { security_key: 'key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a' } }),
+  )
   const { reloader, status } = await gatewayFromFile(t, path)
   // Valid YAML and schema, but an HS256 "secret" that is a PEM public key is refused at build.
   const pem =
@@ -134,7 +160,11 @@ void t.test('a config that fails to build keeps the old generation serving', asy
   )
   const result = await reloader.reload('signal')
   t.match(result, { outcome: 'failed' })
-  t.equal(await status('key-a'), 200, 'the previous generation still answers')
+  t.equal(
+    await status('key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a'),
+    200,
+    'the previous generation still answers',
+  )
 })
 
 void t.test('server.watch_config reloads when the file changes', async (t) => {
@@ -142,13 +172,13 @@ void t.test('server.watch_config reloads when the file changes', async (t) => {
   const path = join(await tempDir(t), 'portcullis.yaml')
   const watched = (key: string): Sections =>
     baseSections(runtime.url, { auth: { security_key: key } })
-  await writeAtomically(path, watched('key-a'))
+  await writeAtomically(path, watched('key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a'))
   const { reloader, status } = await gatewayFromFile(t, path)
   await reloader.watch()
-  await writeAtomically(path, watched('key-b'))
+  await writeAtomically(path, watched('key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a'))
   let current = 0
   for (let attempt = 0; attempt < 150 && current !== 200; attempt++) {
-    current = await status('key-b')
+    current = await status('key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a')
     if (current !== 200) await new Promise((resolve) => setTimeout(resolve, 100))
   }
   t.equal(current, 200, 'the new key works without a signal')
@@ -158,7 +188,10 @@ void t.test('portcullis serve reloads on SIGHUP', async (t) => {
   const runtime = await startRuntime(t)
   const dir = await tempDir(t)
   const path = join(dir, 'portcullis.yaml')
-  await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-a' } }))
+  await writeAtomically(
+    path,
+    baseSections(runtime.url, { auth: { security_key: 'key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a' } }),
+  )
   const child = new Child(t, cliArgs('serve', '--config', path), childEnv())
   const listening = await child.line(
     (line) => line.includes('portcullis listening'),
@@ -171,12 +204,15 @@ void t.test('portcullis serve reloads on SIGHUP', async (t) => {
         headers: { authorization: `Bearer ${key}` },
       })
     ).status
-  t.equal(await status('key-a'), 200)
-  await writeAtomically(path, baseSections(runtime.url, { auth: { security_key: 'key-b' } }))
+  t.equal(await status('key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a'), 200)
+  await writeAtomically(
+    path,
+    baseSections(runtime.url, { auth: { security_key: 'key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a' } }),
+  )
   child.process.kill('SIGHUP')
   await child.line((line) => line.includes('configuration reloaded'), 'the reload to be logged')
-  t.equal(await status('key-b'), 200)
-  t.equal(await status('key-a'), 401)
+  t.equal(await status('key-b-9c3f7a1e5d0b4f8c2a6e9d3b7f1a'), 200)
+  t.equal(await status('key-a-2b6e0c4a8f1d5b9e3c7a0f4d6e8a'), 401)
   child.process.kill('SIGTERM')
   t.match(await child.exit(), { code: 0 })
 })

@@ -44,7 +44,7 @@ void t.test('CORS on /service-accounts', { skip: postgresSkipReason() }, async (
     async (t) => {
       const call = (method: string, path: string, origin: string, json?: unknown) =>
         S.call(method, path, {
-          token: 'root-key',
+          token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
           headers: { origin },
           ...(json === undefined ? {} : { json }),
         })

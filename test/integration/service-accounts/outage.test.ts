@@ -115,8 +115,8 @@ void t.test('database outage under two replicas', { skip: postgresSkipReason() }
       t.not(ready.checks.store, 'ok', `store: ${ready.checks.store}`)
       t.equal(ready.checks.upstream, 'ok', 'and only the store')
       const outcomes = 'portcullis_service_account_verifications_total'
-      t.ok((await counter(A.gateway, outcomes, { outcome: 'unavailable' })) >= 25)
-      t.equal(await counter(A.gateway, outcomes, { outcome: 'throttled' }), 0)
+      t.ok((await counter(A.gateway, outcomes, { reason: 'service_account.unavailable' })) >= 25)
+      t.equal(await counter(A.gateway, outcomes, { reason: 'service_account.throttled' }), 0)
       t.equal(resumed(A), resumedBefore, 'the listener has not come back yet')
     },
   )

@@ -136,11 +136,18 @@ void t.test(
 
     void t.test('every metric of point 12 is exported and moved', async (t) => {
       const outcomes = 'portcullis_service_account_verifications_total'
-      for (const outcome of ['ok', 'invalid', 'expired', 'revoked', 'throttled', 'unavailable']) {
+      for (const reason of [
+        'ok',
+        'service_account.malformed',
+        'service_account.expired',
+        'service_account.revoked',
+        'service_account.throttled',
+        'service_account.unavailable',
+      ]) {
         const total =
-          (await counter(A.gateway, outcomes, { outcome })) +
-          (await counter(B.gateway, outcomes, { outcome }))
-        t.ok(total > 0, `verifications{outcome="${outcome}"} = ${total}`)
+          (await counter(A.gateway, outcomes, { reason })) +
+          (await counter(B.gateway, outcomes, { reason }))
+        t.ok(total > 0, `verifications{reason="${reason}"} = ${total}`)
       }
       const moved = async (name: string, labels: Record<string, string> = {}) =>
         t.ok((await counter(A.gateway, name, labels)) > 0, `${name} ${JSON.stringify(labels)} on A`)

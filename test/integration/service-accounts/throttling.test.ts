@@ -77,8 +77,20 @@ void t.test('throttling on PostgreSQL', { skip: postgresSkipReason() }, async (t
       t.equal(ok.status, 200, 'the valid token is not throttled')
       t.equal((await attempt(plain.gateway.url, badToken(0))).status, 429, 'failures still are')
       const outcomes = 'portcullis_service_account_verifications_total'
-      t.equal(await counter(plain.gateway, outcomes, { outcome: 'invalid' }), 20)
-      t.equal(await counter(plain.gateway, outcomes, { outcome: 'throttled' }), 6)
+      const refusals = await Promise.all(
+        ['service_account.unknown', 'service_account.malformed'].map((reason) =>
+          counter(plain.gateway, outcomes, { reason }),
+        ),
+      )
+      t.ok(
+        refusals.every((count) => count > 0),
+        'unknown and malformed tokens counted apart',
+      )
+      t.equal(
+        refusals.reduce((sum, count) => sum + count, 0),
+        20,
+      )
+      t.equal(await counter(plain.gateway, outcomes, { reason: 'service_account.throttled' }), 6)
       t.equal(
         await counter(plain.gateway, 'portcullis_service_account_throttled_requests_total'),
         6,

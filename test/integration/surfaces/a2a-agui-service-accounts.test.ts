@@ -5,14 +5,27 @@
  * can read back what they ran (docs/agentos-compatibility.md A2A-1 to A2A-4).
  */
 import t from 'tap'
-import { ADMIN, jConfig, jwt, mint, seed, stack, withDatabase, type Reply } from './helpers.js'
+import {
+  ADMIN,
+  jConfig,
+  oConfig,
+  jwt,
+  mint,
+  seed,
+  stack,
+  withDatabase,
+  type Reply,
+} from './helpers.js'
 
 const RESERVED = 'Client-supplied user_id may not claim a reserved principal'
 const AGUI = { agui: { endpoints: [{ prefix: '', bound: 'agent' }] } }
 const J = await stack(t, jConfig({}, { interfaces: AGUI, ...withDatabase(t) }))
-const O = await stack(t, { ...withDatabase(t), interfaces: AGUI })
+const O = await stack(t, oConfig({ ...withDatabase(t), interfaces: AGUI }))
 const S = await stack(t, {
-  auth: { security_key: 'root-key', internal_service_token: 'scheduler-token' },
+  auth: {
+    security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+    internal_service_token: 'scheduler-token-6d0a4e8c2f7b1d5a9e3c',
+  },
   service_accounts: { enabled: false },
   interfaces: AGUI,
 })
@@ -165,11 +178,14 @@ void t.test('A2A-2 on an open gateway: a verified token still runs as its alias'
 
 void t.test('A2A-2: the scheduler runs as __portcullis__:__scheduler__', async (t) => {
   const a2a = await S.call('POST', '/a2a/agents/a1/v1/message:send', {
-    token: 'scheduler-token',
+    token: 'scheduler-token-6d0a4e8c2f7b1d5a9e3c',
     json: send('tick'),
   })
   t.same([a2a.status, taskUser(a2a)], [200, '__portcullis__:__scheduler__'])
-  const agui = await S.call('POST', '/agui', { token: 'scheduler-token', json: { messages: [] } })
+  const agui = await S.call('POST', '/agui', {
+    token: 'scheduler-token-6d0a4e8c2f7b1d5a9e3c',
+    json: { messages: [] },
+  })
   t.equal(agui.status, 200)
   t.match(agui.text, '"user_id":"__portcullis__:__scheduler__"')
 })

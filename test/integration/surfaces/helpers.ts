@@ -18,7 +18,7 @@ import { WsClient } from '../../helpers/websocket.js'
 import { ADMIN, K, now } from '../../conformance/fixtures.js'
 
 // The checklist's fixtures shared with the conformance suite (K, JWT(sc, sub), an own store).
-export { ADMIN, K, ip, jwt, now, withDatabase } from '../../conformance/fixtures.js'
+export { ADMIN, K, ip, jwt, now, oConfig, withDatabase } from '../../conformance/fixtures.js'
 
 /** J: JWT RBAC on, HS256 with K; JI adds user isolation. No database unless added. */
 export function jConfig(auth: ConfigInput = {}, more: ConfigInput = {}): ConfigInput {
@@ -29,9 +29,13 @@ export function jConfig(auth: ConfigInput = {}, more: ConfigInput = {}): ConfigI
   }
 }
 
-/** S: the security key `root-key`. */
+/** S: the security key `root-key-5f0c8e2a9b7d4c1e6a3f8b0d`. */
 export function sConfig(more: ConfigInput = {}): ConfigInput {
-  return { auth: { security_key: 'root-key' }, service_accounts: { enabled: false }, ...more }
+  return {
+    auth: { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
+    service_accounts: { enabled: false },
+    ...more,
+  }
 }
 
 export interface Reply {

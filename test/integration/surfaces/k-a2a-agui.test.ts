@@ -1,6 +1,6 @@
 /** Checklist K (162–173): A2A and AG-UI through the gateway (authorization on). */
 import t from 'tap'
-import { ADMIN, ip, jConfig, jwt, stack, withDatabase, type Reply } from './helpers.js'
+import { ADMIN, ip, jConfig, oConfig, jwt, stack, withDatabase, type Reply } from './helpers.js'
 
 const RESERVED = 'Client-supplied user_id may not claim a reserved principal'
 const AGUI = {
@@ -17,7 +17,7 @@ const J = await stack(t, jConfig({}, { interfaces: AGUI }))
 const JI = await stack(t, jConfig({ user_isolation: true }))
 const PROTOCOL = await stack(t, jConfig({}, { interfaces: { a2a: { prefix: '/protocol' } } }))
 const ROOT = await stack(t, jConfig({}, { interfaces: { a2a: { prefix: '' } } }))
-const O = await stack(t, { ...withDatabase(t), interfaces: AGUI })
+const O = await stack(t, oConfig({ ...withDatabase(t), interfaces: AGUI }))
 
 function send(
   text: string,

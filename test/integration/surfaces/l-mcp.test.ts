@@ -1,7 +1,7 @@
 /** Checklist L (174–178): MCP at `/mcp` through the gateway. */
 import t from 'tap'
 import { httpRequest } from '../../helpers/raw-http.js'
-import { ADMIN, jConfig, jwt, mint, sConfig, stack, withDatabase } from './helpers.js'
+import { ADMIN, jConfig, oConfig, jwt, mint, sConfig, stack, withDatabase } from './helpers.js'
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -11,7 +11,7 @@ const INITIALIZE = {
 }
 
 const S = await stack(t, sConfig(withDatabase(t)))
-const O = await stack(t, withDatabase(t))
+const O = await stack(t, oConfig(withDatabase(t)))
 const METADATA = 'https://gateway.example/.well-known/oauth-protected-resource/mcp'
 const JA = await stack(
   t,
@@ -35,12 +35,22 @@ void t.test('174 S: /mcp needs the key or a valid PAT', async (t) => {
   t.equal(none.upstream, undefined)
   const bad = await S.call('POST', '/mcp', { json: INITIALIZE, token: 'not-the-key' })
   t.same([bad.status, bad.detail], [401, 'Invalid authentication token'], 'a wrong key')
-  const key = await S.call('POST', '/mcp', { json: INITIALIZE, token: 'root-key' })
+  const key = await S.call('POST', '/mcp', {
+    json: INITIALIZE,
+    token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+  })
   t.equal(key.status, 200, 'the key')
   t.match(key.body, { jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'agentos-demo' } } })
-  const { token, id } = await mint(S, 'root-key', 'mcp-client')
+  const { token, id } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'mcp-client')
   t.equal((await S.call('POST', '/mcp', { json: INITIALIZE, token })).status, 200, 'a PAT')
-  t.equal((await S.call('DELETE', `/service-accounts/${id}`, { token: 'root-key' })).status, 204)
+  t.equal(
+    (
+      await S.call('DELETE', `/service-accounts/${id}`, {
+        token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+      })
+    ).status,
+    204,
+  )
   const revoked = await S.call('POST', '/mcp', { json: INITIALIZE, token })
   t.same(
     [revoked.status, revoked.detail],
@@ -93,7 +103,11 @@ void t.test('176 O: the DNS-rebinding guard refuses a foreign Host or Origin', a
     httpRequest(listed.gateway.url, {
       method: 'POST',
       path: '/mcp',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer root-key', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+        ...headers,
+      },
       body: JSON.stringify(INITIALIZE),
     })
   t.equal((await ask({ host: 'api.example.com' })).status, 200, 'an allowed pattern')
@@ -104,7 +118,11 @@ void t.test('176 O: the DNS-rebinding guard refuses a foreign Host or Origin', a
 void t.test('177 with OAuth metadata: challenge, public metadata, REST still closed', async (t) => {
   const none = await JA.call('POST', '/mcp', { json: INITIALIZE })
   t.equal(none.status, 401)
-  t.match(none.headers['www-authenticate'], `resource_metadata="${METADATA}"`)
+  t.equal(
+    none.headers['www-authenticate'],
+    `Bearer resource_metadata="${METADATA}"`,
+    'no credential: no error code (RFC 6750 §3.1)',
+  )
   const metadata = await JA.call('GET', '/.well-known/oauth-protected-resource/mcp')
   t.equal(metadata.status, 200, 'the metadata needs no credential')
   t.match(metadata.body, { resource: /\/mcp$/ })
@@ -115,7 +133,11 @@ void t.test('177 with OAuth metadata: challenge, public metadata, REST still clo
   t.equal((await JA.call('DELETE', `/service-accounts/${id}`, { token: admin })).status, 204)
   const revoked = await JA.call('POST', '/mcp', { json: INITIALIZE, token })
   t.equal(revoked.status, 401, 'revoked PAT')
-  t.match(revoked.headers['www-authenticate'], 'resource_metadata=')
+  t.equal(
+    revoked.headers['www-authenticate'],
+    `Bearer resource_metadata="${METADATA}", error="invalid_token"`,
+    'a refused token: the metadata and the error code',
+  )
   const user = await jwt(['agents:run'], { sub: 'u1' })
   t.equal((await JA.call('POST', '/mcp', { json: INITIALIZE, token: user })).status, 200, 'JWT')
   const reserved = await JA.call('POST', '/mcp', {

@@ -4,6 +4,7 @@ import {
   ADMIN,
   GENERIC,
   jConfig,
+  oConfig,
   jwt,
   mint,
   now,
@@ -33,7 +34,7 @@ const S = await stack(
   t,
   sConfig({ ...DATABASE, service_accounts: { enabled: true, max_failed_lookups: 2 } }),
 )
-const O = await stack(t, withDatabase(t))
+const O = await stack(t, oConfig(withDatabase(t)))
 const J = await stack(t, jConfig({}, withDatabase(t)))
 const JI = await stack(t, jConfig({ user_isolation: true }))
 
@@ -95,13 +96,16 @@ void t.test(
       event: 'auth_error',
       error: 'Invalid token',
     })
-    t.same(await ws.ask({ action: 'authenticate', token: 'root-key' }), GENERIC)
+    t.same(
+      await ws.ask({ action: 'authenticate', token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' }),
+      GENERIC,
+    )
     t.same(await ws.ask({ action: 'ping' }), { event: 'pong' }, 'and no second frame')
   },
 )
 
 void t.test('184 S: a valid PAT gives the generic then the service-account frame', async (t) => {
-  const { token } = await mint(S, 'root-key', 'robot')
+  const { token } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'robot')
   const ws = await connected(await S.ws())
   t.same(await ws.ask({ action: 'authenticate', token }), GENERIC)
   t.same(await ws.next(), {
@@ -137,7 +141,7 @@ void t.test(
 )
 
 void t.test('186 PAT(sessions:read) start-workflow: refused, upstream never sees it', async (t) => {
-  const { token } = await mint(S, 'root-key', 'reader', ['sessions:read'])
+  const { token } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'reader', ['sessions:read'])
   S.runtime.clear()
   const ws = await connected(await S.ws())
   ws.send({ action: 'authenticate', token })
@@ -152,7 +156,7 @@ void t.test('186 PAT(sessions:read) start-workflow: refused, upstream never sees
 })
 
 void t.test('187 PATd start-workflow with user_id mallory runs as sa:<name>', async (t) => {
-  const { token } = await mint(S, 'root-key', 'runner')
+  const { token } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'runner')
   S.runtime.clear()
   const ws = await connected(await S.ws())
   ws.send({ action: 'authenticate', token })
@@ -262,7 +266,7 @@ void t.test('190 JI: reconnect needs a workflow_id, except for admins', async (t
 
 void t.test('191 after authenticating, an unknown action', async (t) => {
   const ws = await connected(await S.ws())
-  ws.send({ action: 'authenticate', token: 'root-key' })
+  ws.send({ action: 'authenticate', token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' })
   await ws.next()
   t.same(await ws.ask({ action: 'dance' }), { event: 'error', error: 'Unknown action: dance' })
   t.same(await ws.ask({ nothing: true }), { event: 'error', error: 'Unknown action: None' })

@@ -145,15 +145,15 @@ void t.test('cancel_run: a scoped caller cannot cancel another user’s run', as
 })
 
 void t.test('cancel_run: service accounts are always scoped', async (t) => {
-  const a = await mint(S, 'root-key', 'mcp-owner', ['agents:run'])
-  const b = await mint(S, 'root-key', 'mcp-intruder', ['agents:run'])
+  const a = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'mcp-owner', ['agents:run'])
+  const b = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'mcp-intruder', ['agents:run'])
   const owner = await connect(t, S, a.token)
   const intruder = await connect(t, S, b.token)
   const run = await runOf(owner)
   const refused = await call(intruder, 'cancel_run', { agent_id: 'a1', ...run })
   t.equal(errorText(refused), "Error calling tool 'cancel_run': Run not found")
-  t.equal(await statusOf(S, run, 'root-key'), 'COMPLETED', 'not cancelled')
-  const root = await connect(t, S, 'root-key')
+  t.equal(await statusOf(S, run, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d'), 'COMPLETED', 'not cancelled')
+  const root = await connect(t, S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d')
   t.notOk(
     (await call(root, 'cancel_run', { agent_id: 'a1', run_id: run.run_id })).isError,
     'the key is unscoped',

@@ -110,7 +110,7 @@ void t.test('JWTs are not checked with authorization off; anonymous neither', as
 })
 
 void t.test('service accounts are always checked, and their user_id pinned', async (t) => {
-  const reader = await mint(S, 'root-key', 'mcp-reader', ['sessions:read'])
+  const reader = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'mcp-reader', ['sessions:read'])
   const denied = await S.call('POST', '/mcp', {
     token: reader.token,
     json: toolCall(1, 'run_workflow', { workflow_id: 'w1' }),
@@ -121,7 +121,7 @@ void t.test('service accounts are always checked, and their user_id pinned', asy
     json: toolCall(2, 'get_sessions', { user_id: 'victim' }),
   })
   t.match(sessions.body, { id: 2, result: { structuredContent: { user_id: 'sa:mcp-reader' } } })
-  const runner = await mint(S, 'root-key', 'mcp-runner')
+  const runner = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'mcp-runner')
   const run = await S.call('POST', '/mcp', {
     token: runner.token,
     json: toolCall(3, 'run_agent', { agent_id: 'a1', message: 'hi', user_id: 'mallory' }),
@@ -129,7 +129,7 @@ void t.test('service accounts are always checked, and their user_id pinned', asy
   t.match(run.body, { result: { structuredContent: { result: { user_id: 'sa:mcp-runner' } } } })
   t.match(upstreamMessages(S), [{ params: { arguments: { user_id: 'sa:mcp-runner' } } }])
   const key = await S.call('POST', '/mcp', {
-    token: 'root-key',
+    token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
     json: toolCall(4, 'run_agent', { agent_id: 'a1', user_id: 'someone' }),
   })
   t.match(key.body, { result: { structuredContent: { user_id: 'someone' } } }, 'the key: as is')

@@ -30,20 +30,27 @@ async function authenticated(ws: JsonWs, token: string, frames: number): Promise
 }
 
 void t.test('a revocation through the API closes the workflow socket (1008)', async (t) => {
-  const { token, id } = await mint(S, 'root-key', 'long-lived')
+  const { token, id } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'long-lived')
   const ws = await S.ws()
   await authenticated(ws, token, 2)
   t.match(await ws.ask({ action: 'start-workflow', workflow_id: 'w1', message: 'hi' }), {
     event: 'WorkflowStarted',
   })
   await ws.next('the workflow completion')
-  t.equal((await S.call('DELETE', `/service-accounts/${id}`, { token: 'root-key' })).status, 204)
+  t.equal(
+    (
+      await S.call('DELETE', `/service-accounts/${id}`, {
+        token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+      })
+    ).status,
+    204,
+  )
   t.same(await ws.closed(), { code: CREDENTIAL_ENDED_CLOSE_CODE, reason: 'credential revoked' })
   t.equal(CREDENTIAL_ENDED_CLOSE_CODE, 1008)
 })
 
 void t.test('a revocation by another replica (store notification) closes it too', async (t) => {
-  const { token, id } = await mint(S, 'root-key', 'elsewhere')
+  const { token, id } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'elsewhere')
   const ws = await S.ws()
   await authenticated(ws, token, 2)
   const store = S.gateway.gateway.serviceAccounts?.store
@@ -59,16 +66,23 @@ void t.test('a revocation by another replica (store notification) closes it too'
 })
 
 void t.test('a relayed upgrade authenticated by a PAT closes at revocation', async (t) => {
-  const { token, id } = await mint(S, 'root-key', 'echoer')
+  const { token, id } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'echoer')
   const ws = await S.ws({ path: '/ws/echo', protocols: ['bearer', token] })
   ws.send('hello')
   t.equal(String((await ws.client.next()).data), 'hello')
-  t.equal((await S.call('DELETE', `/service-accounts/${id}`, { token: 'root-key' })).status, 204)
+  t.equal(
+    (
+      await S.call('DELETE', `/service-accounts/${id}`, {
+        token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+      })
+    ).status,
+    204,
+  )
   t.same(await ws.closed(), { code: 1008, reason: 'credential revoked' })
 })
 
 void t.test('a PAT expiring in 90 days does not close the relayed socket early', async (t) => {
-  const { token } = await mint(S, 'root-key', 'ninety')
+  const { token } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'ninety')
   const ws = await S.ws({ path: '/ws/echo', protocols: ['bearer', token] })
   await new Promise((resolve) => setTimeout(resolve, 200))
   ws.send('still here')
@@ -95,12 +109,14 @@ void t.test(
 )
 
 void t.test('a credential with the upgrade counts as authenticated', async (t) => {
-  const header = await S.ws({ headers: { Authorization: 'Bearer root-key' } })
+  const header = await S.ws({
+    headers: { Authorization: 'Bearer root-key-5f0c8e2a9b7d4c1e6a3f8b0d' },
+  })
   t.match(await header.next(), { event: 'connected', requires_auth: true })
   t.same(await header.next(), GENERIC, 'header')
   t.same(await header.ask({ action: 'ping' }), { event: 'pong' })
 
-  const { token } = await mint(S, 'root-key', 'browser')
+  const { token } = await mint(S, 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d', 'browser')
   const sub = await S.ws({ protocols: ['bearer', token] })
   t.equal(sub.client.socket.protocol, 'bearer', 'the bearer subprotocol is selected')
   await sub.next()
@@ -111,7 +127,7 @@ void t.test('a credential with the upgrade counts as authenticated', async (t) =
   await bad.next()
   t.same(await bad.next(), { event: 'auth_error', error: 'Invalid token' }, 'a bad one is reported')
   t.same(
-    await bad.ask({ action: 'authenticate', token: 'root-key' }),
+    await bad.ask({ action: 'authenticate', token: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' }),
     GENERIC,
     'in-band still works',
   )

@@ -79,7 +79,7 @@ const token = fc.oneof(
   fc.constantFrom(
     'eyJhbGciOiJIUzI1NiJ9.e30.sig',
     'svc_pat_abc',
-    'root-key',
+    'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
     'a b',
     '',
     ' ',

@@ -7,13 +7,14 @@ import type { Credential } from '../../../src/auth/credential.js'
 import { ExcludedRoutes } from '../../../src/auth/excluded-routes.js'
 import { AuthPipeline } from '../../../src/auth/pipeline.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../../../src/auth/verifier.js'
-import { summarizeAuthMode } from '../../../src/config/auth-mode.js'
+import { NO_CREDENTIAL_SOURCE, summarizeAuthMode } from '../../../src/config/auth-mode.js'
 import { GatewayError } from '../../../src/errors.js'
 import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import { Authorizer } from '../../../src/policy/authorizer.js'
 import { Grants } from '../../../src/policy/grants.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
 import { ANONYMOUS, type Principal } from '../../../src/principal.js'
+import type { Reason } from '../../../src/reasons.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import { SECURITY_KEY_PRINCIPAL, serviceAccountPrincipal } from '../../helpers/principals.js'
 import { authConfig, gatewayErrorOf } from './helpers.js'
@@ -57,8 +58,7 @@ function verifier(kind: Verifier['kind'], answer: (token: string) => Behaviour) 
   return fake
 }
 
-const refused = (reason: string) =>
-  new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: `${reason}.invalid` })
+const refused = (reason: Reason) => new GatewayError('TOKEN_INVALID', 'Invalid token', { reason })
 
 function pipeline(
   auth: Record<string, unknown>,
@@ -88,7 +88,7 @@ function pipeline(
 }
 
 const JWT_MODE = { verification_keys: ['k'] }
-const KEY_MODE = { security_key: 'root-key' }
+const KEY_MODE = { security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' }
 
 function request(token: string | undefined, overrides: Partial<InboundRequest> = {}) {
   return inboundRequest({
@@ -117,41 +117,57 @@ void t.test(
   'the scheduler is asked before the JWT verifier, which gets what it declines',
   async (t) => {
     const scheduler = verifier('scheduler', (token) =>
-      token === 'itok' ? SCHEDULER : NOT_RESPONSIBLE,
+      token === 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' ? SCHEDULER : NOT_RESPONSIBLE,
     )
     const jwt = verifier('jwt', () => JWT_USER)
-    const gate = pipeline({ ...JWT_MODE, internal_service_token: 'itok' }, { scheduler, jwt })
-    t.equal((await gate.decide(request('itok', { path: '/agents' }))).principal.kind, 'scheduler')
+    const gate = pipeline(
+      { ...JWT_MODE, internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' },
+      { scheduler, jwt },
+    )
+    t.equal(
+      (await gate.decide(request('itok-scheduler-3e9a7c1f5b2d8e4a6c0f', { path: '/agents' })))
+        .principal.kind,
+      'scheduler',
+    )
     t.same(jwt.seen, [], 'the scheduler token stops at the scheduler')
     t.equal((await gate.decide(request('a.b.c'))).principal.kind, 'jwt')
-    t.same(scheduler.seen, ['itok', 'a.b.c'], 'every non-service token is offered to it first')
+    t.same(
+      scheduler.seen,
+      ['itok-scheduler-3e9a7c1f5b2d8e4a6c0f', 'a.b.c'],
+      'every non-service token is offered to it first',
+    )
     t.same(jwt.seen, ['a.b.c'])
   },
 )
 
 void t.test('a failure never falls through to another verifier', async (t) => {
-  const scheduler = verifier('scheduler', () => refused('scheduler'))
+  const scheduler = verifier('scheduler', () => refused('scheduler.websocket'))
   const jwt = verifier('jwt', () => JWT_USER)
-  const gate = pipeline({ ...JWT_MODE, internal_service_token: 'itok' }, { scheduler, jwt })
-  t.match(await gatewayErrorOf(() => gate.decide(request('itok'))), {
-    reason: 'scheduler.invalid',
+  const gate = pipeline(
+    { ...JWT_MODE, internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' },
+    { scheduler, jwt },
+  )
+  t.match(await gatewayErrorOf(() => gate.decide(request('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'))), {
+    reason: 'scheduler.websocket',
   })
   t.same(jwt.seen, [], 'the JWT verifier was not tried after the scheduler failed')
 
-  const failingAccounts = verifier('service_account', () => refused('service_account'))
+  const failingAccounts = verifier('service_account', () => refused('service_account.unknown'))
   const securityKey = verifier('security_key', () => SECURITY_KEY_PRINCIPAL)
   const keyed = pipeline(KEY_MODE, { serviceAccounts: failingAccounts, securityKey })
   t.match(await gatewayErrorOf(() => keyed.decide(request(SERVICE_TOKEN))), {
-    reason: 'service_account.invalid',
+    reason: 'service_account.unknown',
   })
   t.same(securityKey.seen, [], 'the security key was not tried after a bad service token')
 })
 
 void t.test('security-key mode: the key verifier when no JWT source exists', async (t) => {
   const securityKey = verifier('security_key', () => SECURITY_KEY_PRINCIPAL)
-  const decided = await pipeline(KEY_MODE, { securityKey }).decide(request('root-key'))
+  const decided = await pipeline(KEY_MODE, { securityKey }).decide(
+    request('root-key-5f0c8e2a9b7d4c1e6a3f8b0d'),
+  )
   t.equal(decided.principal.kind, 'security_key')
-  t.same(securityKey.seen, ['root-key'])
+  t.same(securityKey.seen, ['root-key-5f0c8e2a9b7d4c1e6a3f8b0d'])
 })
 
 void t.test('a verifier that declines a credential makes it an invalid one (401)', async (t) => {
@@ -202,9 +218,11 @@ void t.test(
   'an open instance: anonymous callers pass; only service tokens are looked at',
   async (t) => {
     const serviceAccounts = verifier('service_account', (token) =>
-      token === SERVICE_TOKEN ? serviceAccountPrincipal('ci', ['sessions:read']) : refused('sa'),
+      token === SERVICE_TOKEN
+        ? serviceAccountPrincipal('ci', ['sessions:read'])
+        : refused('service_account.unknown'),
     )
-    const gate = pipeline({}, { serviceAccounts })
+    const gate = pipeline({ open: true }, { serviceAccounts })
     t.equal((await gate.decide(request(undefined))).principal, ANONYMOUS)
     t.equal((await gate.decide(request('a.b.c'))).principal, ANONYMOUS, 'other tokens are ignored')
     t.equal(
@@ -249,5 +267,10 @@ void t.test('an explicit credential (subprotocol, frame) replaces extraction', a
 void t.test('a set of verifiers that cannot implement the mode is refused', async (t) => {
   t.throws(() => pipeline(JWT_MODE, {}), /JWT source is configured/)
   t.throws(() => pipeline(KEY_MODE, {}), /security-key mode/)
-  t.throws(() => pipeline({}, {}), /at least one credential source/)
+  t.throws(() => pipeline({ open: true }, {}), /at least one credential source/)
+  t.throws(
+    () => pipeline({}, { serviceAccounts: verifier('service_account', () => JWT_USER) }),
+    { message: NO_CREDENTIAL_SOURCE },
+    'no JWT source, no key and no auth.open: never open by accident',
+  )
 })

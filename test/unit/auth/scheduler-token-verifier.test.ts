@@ -25,9 +25,11 @@ void t.test(
       verification_keys: [fixtures.hmacSecret()],
       algorithm: 'HS256',
       authorization: true,
-      internal_service_token: 'itok',
+      internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
     })
-    const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(bearer('itok'))
+    const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
+      bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'),
+    )
     t.same(principal, {
       kind: 'scheduler',
       authenticated: true,
@@ -41,8 +43,13 @@ void t.test(
 )
 
 void t.test('78: S mode (security key): authorization off', async (t) => {
-  const auth = authConfig({ security_key: 'root-key', internal_service_token: 'itok' })
-  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(bearer('itok'))
+  const auth = authConfig({
+    security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
+    internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
+  })
+  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
+    bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'),
+  )
   t.not(principal, NOT_RESPONSIBLE)
   if (principal === NOT_RESPONSIBLE) return
   t.equal(principal.authorizationEnabled, false)
@@ -54,9 +61,11 @@ void t.test('authorization implied by scope_mappings', async (t) => {
     verification_keys: ['k'],
     algorithm: 'HS256',
     scope_mappings: { 'GET /x': [] },
-    internal_service_token: 'itok',
+    internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
   })
-  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(bearer('itok'))
+  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
+    bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'),
+  )
   t.equal(principal !== NOT_RESPONSIBLE && principal.authorizationEnabled, true)
 })
 
@@ -81,23 +90,34 @@ void t.test(
 
 void t.test('anything else is not its kind', async (t) => {
   const verifier = new SchedulerTokenVerifier(
-    authConfig({ internal_service_token: 'itok' }),
+    authConfig({ internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' }),
     SCOPES_2_9,
   )
-  for (const token of ['itok2', 'ITOK', 'ito', 'itok ', '', 'svc_pat_x']) {
+  for (const token of [
+    'itok2',
+    'ITOK',
+    'ito',
+    'itok-scheduler-3e9a7c1f5b2d8e4a6c0f ',
+    '',
+    'svc_pat_x',
+  ]) {
     t.equal(await verifier.verify(bearer(token)), NOT_RESPONSIBLE, JSON.stringify(token))
   }
   const unconfigured = new SchedulerTokenVerifier(authConfig(), SCOPES_2_9)
-  t.equal(await unconfigured.verify(bearer('itok')), NOT_RESPONSIBLE, 'no token configured')
+  t.equal(
+    await unconfigured.verify(bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f')),
+    NOT_RESPONSIBLE,
+    'no token configured',
+  )
   t.equal(await unconfigured.verify(bearer('')), NOT_RESPONSIBLE)
 })
 
 void t.test('scopes cannot be changed through a principal', async (t) => {
   const verifier = new SchedulerTokenVerifier(
-    authConfig({ internal_service_token: 'itok' }),
+    authConfig({ internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' }),
     SCOPES_2_9,
   )
-  const principal = await verifier.verify(bearer('itok'))
+  const principal = await verifier.verify(bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'))
   if (principal === NOT_RESPONSIBLE) throw new Error('expected a principal')
   t.throws(() => (principal.scopes as string[]).push('os:admin'))
 })

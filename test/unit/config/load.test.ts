@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { NO_CREDENTIAL_SOURCE } from '../../../src/config/auth-mode.js'
 import { ConfigError, inspectConfig, loadConfig, parseConfig } from '../../../src/config/load.js'
 import type { Config } from '../../../src/config/schema.js'
+import { STRONG_SECURITY_KEY } from '../../helpers/secrets.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const FIXTURES = join(ROOT, 'test/fixtures/configs')
@@ -80,10 +82,18 @@ const badFiles: [file: string, issues: string[]][] = [
   ['scalar-root.yaml', ['the file must contain a mapping of sections (server:, auth:, …)']],
   ['authorization-without-jwt.yaml', [`auth.authorization: ${NEEDS_JWT}`]],
   ['scope-mappings-without-jwt.yaml', [`auth.scope_mappings: ${NEEDS_JWT}`]],
+  ['no-credential-source.yaml', [NO_CREDENTIAL_SOURCE]],
   [
-    'no-credential-source.yaml',
+    'open-without-store.yaml',
     [
       'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key',
+    ],
+  ],
+  [
+    'weak-secrets.yaml',
+    [
+      'auth.security_key: too short (9 characters); a shared secret needs at least 32 random characters, make one with: openssl rand -base64 32',
+      'auth.internal_service_token: too short (9 characters); a shared secret needs at least 32 random characters, make one with: openssl rand -base64 32',
     ],
   ],
   [
@@ -195,24 +205,68 @@ void t.test(
     t.match(issues, [/^server\.(headers|request)_timeout_ms: /])
     // A request timeout of 0 disables it, so any headers timeout is fine then.
     t.equal(
-      parse('server: {headers_timeout_ms: 10000, request_timeout_ms: 0}').server.request_timeout_ms,
+      parse('server: {headers_timeout_ms: 10000, request_timeout_ms: 0}\nauth: {open: true}').server
+        .request_timeout_ms,
       0,
     )
   },
 )
 
-void t.test('an empty file loads with every default', async (t) => {
-  const config = parse('')
-  t.equal(config.server.port, 8080)
-  t.equal(config.server.admin_port, 9090)
-  t.equal(config.upstream.url, 'http://127.0.0.1:7777')
-  t.equal(config.auth.algorithm, 'RS256')
-  t.same(config.server.trusted_proxies, [])
-  t.equal(config.service_accounts.enabled, true)
-})
+void t.test(
+  'an empty file has every default, which is refused for want of a credential',
+  async (t) => {
+    t.same(
+      issuesOf(() => parse('')),
+      [NO_CREDENTIAL_SOURCE],
+    )
+    t.match(
+      (() => {
+        try {
+          parse('')
+        } catch (error) {
+          return (error as Error).message
+        }
+        return ''
+      })(),
+      /^invalid configuration in inline: auth: no credential source/,
+      'one problem, one line',
+    )
+    const config = parse('auth: {open: true}')
+    t.equal(config.auth.open, true)
+    t.equal(config.server.port, 8080)
+    t.equal(config.server.admin_port, 9090)
+    t.equal(config.upstream.url, 'http://127.0.0.1:7777')
+    t.equal(config.auth.algorithm, 'RS256')
+    t.same(config.server.trusted_proxies, [])
+    t.equal(config.service_accounts.enabled, true)
+  },
+)
 
-void t.test('the shipped config/portcullis.yaml loads', async (t) => {
-  const config = loadConfig(join(ROOT, 'config/portcullis.yaml'), { env: {} })
+void t.test('the shipped config/portcullis.yaml loads, given a credential', async (t) => {
+  const shipped = join(ROOT, 'config/portcullis.yaml')
+  for (const env of [{}, { OS_SECURITY_KEY: '' }]) {
+    t.same(
+      issuesOf(() => loadConfig(shipped, { env })),
+      [NO_CREDENTIAL_SOURCE],
+      `refused with ${JSON.stringify(env)}: a Secret not mounted never opens the gateway`,
+    )
+  }
+  t.same(
+    issuesOf(() => loadConfig(shipped, { env: { OS_SECURITY_KEY: 'a' } })),
+    [
+      'OS_SECURITY_KEY (environment variable for auth.security_key): too short (1 characters); a shared secret needs at least 32 random characters, make one with: openssl rand -base64 32',
+    ],
+  )
+  t.equal(
+    loadConfig(shipped, { env: { PORTCULLIS_AUTH_OPEN: 'true' } }).auth.open,
+    true,
+    'open only when asked',
+  )
+  t.same(
+    issuesOf(() => loadConfig(shipped, { env: { PORTCULLIS_AUTH_OPEN: 'yes' } })),
+    ['PORTCULLIS_AUTH_OPEN="yes" (environment variable for auth.open): must be true or false'],
+  )
+  const config = loadConfig(shipped, { env: { OS_SECURITY_KEY: STRONG_SECURITY_KEY } })
   t.equal(config.server.port, 8080)
   t.equal(config.server.admin_port, 9090)
   t.equal(config.upstream.url, 'http://127.0.0.1:7777')
@@ -230,7 +284,7 @@ void t.test('environment bindings', async (t) => {
       PORTCULLIS_UPSTREAM_URL: 'http://10.0.0.5:8000',
       PORTCULLIS_PORT: '8081',
       PORTCULLIS_ADMIN_PORT: '9091',
-      OS_SECURITY_KEY: 'from-env-key',
+      OS_SECURITY_KEY: 'from-env-key-1f5a9d3c7e0b4a8f2c6e',
       JWT_JWKS_FILE: 'test/fixtures/keys/jwks.json',
       SERVICE_ACCOUNT_CACHE_TTL_SECONDS: '2.5',
       DATABASE_URL: 'postgres://db.example/portcullis',
@@ -239,7 +293,7 @@ void t.test('environment bindings', async (t) => {
     t.equal(filled.upstream.url, 'http://10.0.0.5:8000')
     t.equal(filled.server.port, 8081, 'a number, not a string')
     t.equal(filled.server.admin_port, 9091)
-    t.equal(filled.auth.security_key, 'from-env-key')
+    t.equal(filled.auth.security_key, 'from-env-key-1f5a9d3c7e0b4a8f2c6e')
     t.equal(
       filled.auth.jwks_file,
       join(process.cwd(), 'test/fixtures/keys/jwks.json'),
@@ -252,7 +306,7 @@ void t.test('environment bindings', async (t) => {
       [
         'server: {port: 7000, admin_port: 7001}',
         'upstream: {url: "http://127.0.0.1:7777"}',
-        'auth: {security_key: from-file-key}',
+        'auth: {security_key: from-file-key-7e1b5f9a3d0c8e2a6f4b}',
         'service_accounts: {cache_ttl_seconds: 10}',
         'database: {url: "postgres://file.example/db"}',
       ].join('\n'),
@@ -261,11 +315,15 @@ void t.test('environment bindings', async (t) => {
     t.equal(fileWins.server.port, 7000)
     t.equal(fileWins.server.admin_port, 7001)
     t.equal(fileWins.upstream.url, 'http://127.0.0.1:7777')
-    t.equal(fileWins.auth.security_key, 'from-file-key')
+    t.equal(fileWins.auth.security_key, 'from-file-key-7e1b5f9a3d0c8e2a6f4b')
     t.equal(fileWins.service_accounts.cache_ttl_seconds, 10)
     t.equal(fileWins.database.url, 'postgres://file.example/db')
 
-    t.equal(parse('', { PORTCULLIS_PORT: '' }).server.port, 8080, 'an empty variable is unset')
+    t.equal(
+      parse('auth: {open: true}', { PORTCULLIS_PORT: '' }).server.port,
+      8080,
+      'an empty variable is unset',
+    )
   })
 
   await t.test('JWT_VERIFICATION_KEY is appended to the file list', async (t) => {
@@ -324,13 +382,13 @@ void t.test('environment bindings', async (t) => {
     )
     let error: unknown
     try {
-      parse('', { PORTCULLIS_PORT: 'abc', OS_SECURITY_KEY: 'k' })
+      parse('', { PORTCULLIS_PORT: 'abc', OS_SECURITY_KEY: STRONG_SECURITY_KEY })
     } catch (thrown) {
       error = thrown
     }
     t.match(
       (error as Error).message,
-      /^invalid configuration in inline and the environment:\n/,
+      /^invalid configuration in inline and the environment: PORTCULLIS_PORT=/,
       'the header does not blame the file alone',
     )
     t.same(
@@ -344,13 +402,20 @@ void t.test('environment bindings', async (t) => {
     'a variable that conflicts with the rules is reported like the file would be',
     async (t) => {
       t.same(
-        issuesOf(() => parse('', { PORTCULLIS_UPSTREAM_URL: 'http://127.0.0.1:7777/api' })),
+        issuesOf(() =>
+          parse('', {
+            PORTCULLIS_UPSTREAM_URL: 'http://127.0.0.1:7777/api',
+            OS_SECURITY_KEY: STRONG_SECURITY_KEY,
+          }),
+        ),
         [
           'PORTCULLIS_UPSTREAM_URL="http://127.0.0.1:7777/api" (environment variable for upstream.url): must not have a path; the gateway forwards the canonical request path as is',
         ],
       )
       t.same(
-        issuesOf(() => parse('', { PORTCULLIS_PORT: '9090' })),
+        issuesOf(() =>
+          parse('', { PORTCULLIS_PORT: '9090', OS_SECURITY_KEY: STRONG_SECURITY_KEY }),
+        ),
         ['server.admin_port: must differ from server.port'],
       )
     },
@@ -360,7 +425,7 @@ void t.test('environment bindings', async (t) => {
 void t.test('secret references are resolved once, at load', async (t) => {
   const config = load('secret-refs.yaml', {
     PORTCULLIS_TEST_JWT_SECRET: 'env-jwt-secret',
-    PORTCULLIS_TEST_SCHEDULER_TOKEN: 'scheduler-token',
+    PORTCULLIS_TEST_SCHEDULER_TOKEN: 'scheduler-token-6d0a4e8c2f7b1d5a9e3c',
     PORTCULLIS_TEST_DATABASE_URL: 'postgres://user:pw@db.example/portcullis',
   })
   t.same(
@@ -368,7 +433,7 @@ void t.test('secret references are resolved once, at load', async (t) => {
     ['inline-secret-value', 'env-jwt-secret', 'secret-from-a-file'],
     'one trailing newline dropped',
   )
-  t.equal(config.auth.internal_service_token, 'scheduler-token')
+  t.equal(config.auth.internal_service_token, 'scheduler-token-6d0a4e8c2f7b1d5a9e3c')
   t.equal(config.database.url, 'postgres://user:pw@db.example/portcullis')
 
   const missing = issuesOf(() => load('secret-refs.yaml', {}))
@@ -385,8 +450,9 @@ void t.test('secret references are resolved once, at load', async (t) => {
 
   // A secret given through the environment binding, and by reference to a variable.
   t.equal(
-    parse('auth: {security_key: {from_env: MY_KEY}}', { MY_KEY: 'k1' }).auth.security_key,
-    'k1',
+    parse('auth: {security_key: {from_env: MY_KEY}}', { MY_KEY: STRONG_SECURITY_KEY }).auth
+      .security_key,
+    STRONG_SECURITY_KEY,
   )
 })
 
@@ -448,7 +514,7 @@ void t.test('relative paths in the file resolve against the file’s directory',
     join(dir, 'keys', 'jwks.json'),
     readFileSync(join(ROOT, 'test/fixtures/keys/jwks.json')),
   )
-  writeFileSync(join(dir, 'keys', 'security-key'), 'key-from-a-file\n')
+  writeFileSync(join(dir, 'keys', 'security-key'), 'key-from-a-file-3c7e1a5f9b2d6a0e4c\n')
   writeFileSync(
     join(dir, 'portcullis.yaml'),
     [
@@ -460,7 +526,7 @@ void t.test('relative paths in the file resolve against the file’s directory',
   )
   const inspected = inspectConfig(join(dir, 'portcullis.yaml'), { env: {} })
   t.equal(inspected.config.auth.jwks_file, join(dir, 'keys/jwks.json'))
-  t.equal(inspected.config.auth.security_key, 'key-from-a-file')
+  t.equal(inspected.config.auth.security_key, 'key-from-a-file-3c7e1a5f9b2d6a0e4c')
   t.equal(inspected.config.database.data_dir, join(dir, '../state/db'))
   t.same(
     inspected.files,
@@ -496,24 +562,58 @@ void t.test('unknown keys suggest the closest known key', async (t) => {
 })
 
 void t.test('warnings: an empty file, a gateway that runs open, unchecked JWTs', async (t) => {
-  const warningsOf = (yaml: string): readonly string[] => {
+  const warningsOf = (yaml: string, env: Record<string, string> = {}): readonly string[] => {
     const dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'))
     try {
       writeFileSync(join(dir, 'portcullis.yaml'), yaml)
-      return inspectConfig(join(dir, 'portcullis.yaml'), { env: {} }).warnings
+      return inspectConfig(join(dir, 'portcullis.yaml'), { env }).warnings
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   }
   const open =
-    'auth: no JWT source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer) and no security key (auth.security_key): the gateway runs open, requests without a credential are forwarded to the upstream'
-  t.same(warningsOf('# nothing but a comment\n'), [
+    'auth.open: true: the gateway runs open (no JWT source, no security key); requests without a credential are forwarded to the upstream, only service-account tokens are checked'
+  t.same(warningsOf('# nothing but a comment\n', { PORTCULLIS_AUTH_OPEN: 'true' }), [
     'the file is empty: every setting has its default value',
     open,
   ])
-  t.same(warningsOf('auth: {security_key: k}\n'), [])
-  t.same(warningsOf('service_accounts: {enabled: true}\n'), [open])
+  t.same(warningsOf('auth: {security_key: k-0123456789abcdef0123456789abcdef}\n'), [])
+  t.same(warningsOf('auth: {open: true}\nservice_accounts: {enabled: true}\n'), [open])
+  t.same(warningsOf('auth: {open: true, security_key: k-0123456789abcdef0123456789abcdef}\n'), [
+    'auth.open: true has no effect: a JWT source or a security key is configured, so every request needs a credential',
+  ])
   t.same(warningsOf('auth: {validate: false}\n'), [
     'auth.validate: false: JWT signatures, expiry and audience are not checked; anyone can forge a token (development only)',
   ])
+})
+
+void t.test(
+  'upstream.agentos_version: auto, a line, from the file or the environment',
+  async (t) => {
+    t.equal(parse('{}').upstream.agentos_version, 'auto')
+    t.equal(parse('upstream: {agentos_version: "3.0"}').upstream.agentos_version, '3.0')
+    t.equal(parse('{}', { PORTCULLIS_AGENTOS_VERSION: '2.9' }).upstream.agentos_version, '2.9')
+    t.equal(
+      parse('upstream: {agentos_version: auto}', { PORTCULLIS_AGENTOS_VERSION: '2.9' }).upstream
+        .agentos_version,
+      'auto',
+      'the file wins',
+    )
+    const lines =
+      'must be auto or one of the AgentOS lines "2.9", "3.0" (quoted: YAML reads 3.0 as a number)'
+    t.same(
+      issuesOf(() => parse('upstream: {agentos_version: 3.0}')),
+      [`upstream.agentos_version: ${lines}`],
+    )
+    t.match(
+      issuesOf(() => parse('{}', { PORTCULLIS_AGENTOS_VERSION: '3.1' })),
+      [/PORTCULLIS_AGENTOS_VERSION.*must be auto or one of the AgentOS lines/],
+    )
+  },
+)
+
+void t.test('auth.deny_unmapped_routes: unset unless given', async (t) => {
+  t.equal(parse('{}').auth.deny_unmapped_routes, null)
+  t.equal(parse('auth: {deny_unmapped_routes: false}').auth.deny_unmapped_routes, false)
+  t.equal(parse('auth: {deny_unmapped_routes: true}').auth.deny_unmapped_routes, true)
 })

@@ -64,7 +64,7 @@ function recordingPipeline() {
       const credential = options.credential
       given.push(credential)
       if (credential?.token === 'bad') {
-        throw new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: 'jwt.invalid' })
+        throw new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: 'jwt.signature' })
       }
       return {
         principal,
@@ -122,7 +122,7 @@ void t.test('the gate refuses what the pipeline refuses, before any plan', async
   }
   t.match(await refusal(['Sec-WebSocket-Protocol', 'bearer, bad']), {
     status: 401,
-    reason: 'jwt.invalid',
+    reason: 'jwt.signature',
   })
   t.match(await refusal(['Sec-WebSocket-Protocol', 'bearer, a, bearer, b']), { status: 400 })
   t.match(await refusal(['Authorization', 'Bearer a', 'authorization', 'Bearer b']), {

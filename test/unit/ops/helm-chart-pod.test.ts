@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import t from 'tap'
+import { NO_CREDENTIAL_SOURCE } from '../../../src/config/auth-mode.js'
 import { parseConfig } from '../../../src/config/load.js'
 import { fixtures } from '../../helpers/jwt.js'
 import {
@@ -178,7 +179,11 @@ void t.test(
   'the rendered config file passes the gateway’s own loader with the pod’s env',
   async (t) => {
     const jwks = readFileSync(fixtures.jwksPath, 'utf8')
-    for (const [name, values] of CASES) {
+    const openOnPurpose: [string, Record<string, unknown>] = [
+      'default values, open on purpose',
+      { config: { auth: { open: true } } },
+    ]
+    for (const [name, values] of [...CASES, openOnPurpose]) {
       const rendered = render(values)
       const { container } = pod(rendered)
       const configData = dataOf(only(rendered, 'ConfigMap', 'portcullis'))
@@ -186,14 +191,27 @@ void t.test(
       for (const variable of container.env)
         podEnv[variable.name] =
           variable.value ??
-          (variable.name === 'DATABASE_URL' ? 'postgresql://db/p' : 'a-secret-value')
-      const config = parseConfig(configData['portcullis.yaml'] as string, name, {
-        env: podEnv,
-        readFile: (path) => {
-          if (path === podEnv.JWT_JWKS_FILE) return jwks
-          throw Object.assign(new Error(`no ${path}`), { code: 'ENOENT' })
-        },
-      })
+          (variable.name === 'DATABASE_URL'
+            ? 'postgresql://db/p'
+            : 'a-secret-value-of-the-strength-required')
+      const load = () =>
+        parseConfig(configData['portcullis.yaml'] as string, name, {
+          env: podEnv,
+          readFile: (path) => {
+            if (path === podEnv.JWT_JWKS_FILE) return jwks
+            throw Object.assign(new Error(`no ${path}`), { code: 'ENOENT' })
+          },
+        })
+      if (name === 'default values') {
+        // No key, no JWT source, no auth.open: the pod must refuse to start, not run open.
+        t.throws(
+          load,
+          { message: `invalid configuration in ${name}: ${NO_CREDENTIAL_SOURCE}` },
+          `${name}: refused, never open`,
+        )
+        continue
+      }
+      const config = load()
       t.equal(config.server.port, 8080, `${name}: port from the env`)
       t.equal(config.server.admin_port, 9090, `${name}: admin port from the env`)
       t.equal(config.server.admin_host, '0.0.0.0', `${name}: admin listener on the pod address`)

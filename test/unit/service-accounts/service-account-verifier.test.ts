@@ -196,8 +196,11 @@ void t.test('metrics count outcomes and cache traffic', async (t) => {
   await verify(token)
   await failure(verify(mintToken().token))
   const text = await registry.metrics()
-  t.match(text, /portcullis_service_account_verifications_total\{outcome="ok"\} 2/)
-  t.match(text, /portcullis_service_account_verifications_total\{outcome="invalid"\} 1/)
+  t.match(text, /portcullis_service_account_verifications_total\{reason="ok"\} 2/)
+  t.match(
+    text,
+    /portcullis_service_account_verifications_total\{reason="service_account.unknown"\} 1/,
+  )
   t.match(text, /portcullis_service_account_cache_hits_total 1/)
   t.match(text, /portcullis_service_account_cache_misses_total 2/)
 })

@@ -1,8 +1,11 @@
-/** Why a fetch of the remote key set (or its discovery document) failed: a bounded metric label. */
+import { CONNECTION_FAILURES } from '../../../connection-failure.js'
+
+/**
+ * Why a fetch of the remote key set (or its discovery document) failed: a bounded metric label.
+ * A connection failure has the words the upstream's failures have (`dns`, `refused`, …).
+ */
 export const FETCH_FAILURES = [
-  'timeout',
-  'network',
-  'tls',
+  ...CONNECTION_FAILURES,
   'blocked',
   'http_status',
   'too_large',

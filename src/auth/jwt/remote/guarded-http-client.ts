@@ -7,6 +7,7 @@ import {
   publicOnlyLookup,
 } from './address-policy.js'
 import { isLoopbackHost } from '../../../config/loopback-host.js'
+import { classifyConnectionFailure } from '../../../connection-failure.js'
 import { KeyFetchError } from './fetch-errors.js'
 import { providerLifetime } from './freshness.js'
 
@@ -195,13 +196,6 @@ function describe(url: URL): string {
   return `${url.origin}${url.pathname}`
 }
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'ETIMEDOUT',
-])
-
 function classify(error: unknown, url: URL, timeoutMs: number): KeyFetchError {
   if (error instanceof KeyFetchError) return error
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined
@@ -209,21 +203,25 @@ function classify(error: unknown, url: URL, timeoutMs: number): KeyFetchError {
   if (found instanceof BlockedAddressError) {
     return new KeyFetchError('blocked', `${describe(url)}: ${found.message}`)
   }
-  const name = error instanceof Error ? error.name : ''
   const code = errorCode(error) ?? errorCode(cause) ?? ''
-  if (name === 'TimeoutError' || name === 'AbortError' || TIMEOUT_CODES.has(code)) {
+  // The deadline of the whole fetch aborts it.
+  const failure =
+    error instanceof Error && error.name === 'AbortError'
+      ? 'timeout'
+      : classifyConnectionFailure(error)
+  if (failure === 'timeout') {
     return new KeyFetchError(
       'timeout',
       `${describe(url)}: no complete answer within ${timeoutMs} ms`,
     )
   }
-  if (/CERT|^ERR_TLS|^ERR_SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
+  if (failure === 'tls') {
     return new KeyFetchError('tls', `${describe(url)}: TLS verification failed (${code})`, {
       cause: error,
     })
   }
   return new KeyFetchError(
-    'network',
+    failure,
     `${describe(url)}: ${code === '' ? 'the request failed' : `the request failed (${code})`}`,
     { cause: error },
   )

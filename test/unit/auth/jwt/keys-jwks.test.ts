@@ -19,16 +19,27 @@ void t.test('each asymmetric family verifies through a JWKS entry', async (t) =>
     })
     t.equal((await principal(await signJwt({ sub: alg }, { alg, key, kid: 'k' }))).userId, alg, alg)
   }
+  const secret = 'jwks-secret-of-32-bytes-at-least-0123'
   const octDir = t.testdir({
-    'jwks.json': JSON.stringify({ keys: [{ kty: 'oct', k: base64url('jwks-secret'), kid: 'h' }] }),
+    'jwks.json': JSON.stringify({
+      keys: [
+        { kty: 'oct', k: base64url(secret), kid: 'h' },
+        { kty: 'oct', k: base64url('too-short-for-hs256'), kid: 'short' },
+      ],
+    }),
   })
   const hmac = await createVerifier(t, {
     algorithm: 'HS256',
     jwks_file: `${octDir}/jwks.json`,
     jwks_watch: false,
   })
-  const token = await signJwt({ sub: 'h' }, { alg: 'HS256', key: 'jwks-secret', kid: 'h' })
+  const token = await signJwt({ sub: 'h' }, { alg: 'HS256', key: secret, kid: 'h' })
   t.equal((await hmac.principal(token)).userId, 'h', 'HS256 through an oct entry')
+  t.match(
+    hmac.logs.text,
+    /JWKS entry skipped: too short for HS256 \(19 bytes\); RFC 7518 §3\.2 requires at least 32 bytes/,
+    'an oct key shorter than the hash is skipped',
+  )
 })
 
 void t.test(
@@ -128,7 +139,7 @@ void t.test('startup errors', async (t) => {
     message: /has no "keys" array/,
   })
   await t.rejects(createVerifier(t, { jwks_file: `${dir}/empty.json` }), {
-    message: /no JWT verification key is usable/,
+    message: `auth.jwks_file: ${dir}/empty.json holds no key usable with auth.algorithm RS256 (entries of another key type, curve or "alg" are skipped), and no other verification key is configured`,
   })
   const withStatic = await createVerifier(t, {
     jwks_file: `${dir}/empty.json`,

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import t from 'tap'
-import { fixtures, keyFile, signJwt } from '../../../helpers/jwt.js'
+import { fixtures, keyFile, KEYS_DIR, signJwt } from '../../../helpers/jwt.js'
 import { gatewayErrorOf } from '../helpers.js'
 import { createVerifier } from './setup.js'
 
@@ -13,7 +13,8 @@ void t.test('each algorithm family verifies with its PEM key', async (t) => {
     { alg: 'ES256', pem: fixtures.ecPublicPem(), key: fixtures.ecPrivate() },
     { alg: 'EdDSA', pem: fixtures.ed25519PublicPem(), key: fixtures.ed25519Private() },
     { alg: 'HS256', pem: fixtures.hmacSecret(), key: fixtures.hmacSecret() },
-    { alg: 'HS512', pem: fixtures.hmacSecret(), key: fixtures.hmacSecret() },
+    // HS512 needs 64 bytes (RFC 7518 §3.2); the fixture secret has 43.
+    { alg: 'HS512', pem: fixtures.hmacSecret().repeat(2), key: fixtures.hmacSecret().repeat(2) },
   ]
   for (const { alg, pem, key } of cases) {
     const { principal } = await createVerifier(t, { algorithm: alg, verification_keys: [pem] })
@@ -54,7 +55,7 @@ void t.test(
     const rsaPem = fixtures.rsaPublicPem()
     const cases: [Record<string, unknown>, RegExp][] = [
       [
-        { algorithm: 'HS256', verification_keys: ['ok-secret', rsaPem] },
+        { algorithm: 'HS256', verification_keys: ['ok-secret-0123456789abcdef0123456789', rsaPem] },
         /verification_keys\[1\]: looks like a PEM or SSH key/,
       ],
       [
@@ -86,10 +87,30 @@ void t.test(
         { algorithm: 'PS256', verification_keys: [fixtures.ed25519PublicPem()] },
         /PS256 needs an RSA key/,
       ],
+      [
+        { algorithm: 'HS256', verification_keys: ['a-short-secret'] },
+        /^auth\.verification_keys\[0\]: too short for HS256 \(14 bytes\); RFC 7518 §3\.2 requires at least 32 bytes, make one with: openssl rand -base64 32$/,
+      ],
+      [
+        { algorithm: 'HS384', verification_keys: [fixtures.hmacSecret()] },
+        /too short for HS384 \(43 bytes\); RFC 7518 §3\.2 requires at least 48 bytes, make one with: openssl rand -base64 48$/,
+      ],
+      [
+        { algorithm: 'RS256', verification_keys: [`${KEYS_DIR}rsa-public.pem`] },
+        /^auth\.verification_keys\[0\]: is a file's path, not a key: give the key itself \(JWT_VERIFICATION_KEY="\$\(cat PATH\)"\) or \{from_file: PATH\}$/,
+      ],
+      [
+        { algorithm: 'RS256', verification_keys: ['./keys/not-there.pem'] },
+        /is a file's path, not a key/,
+      ],
+      [
+        { algorithm: 'HS256', verification_keys: [`${KEYS_DIR}hmac-secret.txt`] },
+        /is a file's path, not a key/,
+      ],
       [{ algorithm: 'RS256' }, /no JWT verification key is usable/],
       [{ algorithm: 'RS256', verification_keys: [] }, /no JWT verification key is usable/],
       [
-        { algorithm: 'HS256', verification_keys: ['k'], verify_audience: true },
+        { algorithm: 'HS256', verification_keys: [fixtures.hmacSecret()], verify_audience: true },
         /verify_audience: needs auth.audience or auth.service_id/,
       ],
     ]

@@ -44,12 +44,12 @@ void t.test('HTTP failures map to the WebSocket texts', async (t) => {
 
 void t.test('other texts', async (t) => {
   const decoding = new GatewayError('TOKEN_INVALID', 'Error decoding token: boom', {
-    reason: 'jwt.no_keys',
+    reason: 'jwt.key_unusable',
   })
   t.same(webSocketJwtError(decoding), { error: 'boom', error_type: 'invalid_token' })
   const empty = new GatewayError('TOKEN_INVALID', 'Invalid token: ', { reason: 'jwt.malformed' })
   t.same(webSocketJwtError(empty), { error: 'Invalid token', error_type: 'invalid_token' })
-  t.equal(JWT_FAILURE_REASONS.length, 13)
+  t.equal(JWT_FAILURE_REASONS.length, 16)
 })
 
 void t.test('the remote key set unavailable: the 503 text, not an expiry', async (t) => {

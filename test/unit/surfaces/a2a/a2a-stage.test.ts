@@ -35,7 +35,8 @@ function fakeLookup(answers: Record<string, { status: number; value: unknown }>)
   const lookup: UpstreamLookup = async (path) => {
     calls.push(path)
     const answer = answers[path.split('?')[0] ?? '']
-    if (answer === undefined) throw new GatewayError('UPSTREAM_UNAVAILABLE', 'down')
+    if (answer === undefined)
+      throw new GatewayError('UPSTREAM_UNAVAILABLE', 'down', { reason: 'upstream.refused' })
     return answer
   }
   return { lookup, calls }

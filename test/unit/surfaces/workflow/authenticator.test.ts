@@ -30,7 +30,7 @@ const serviceAccounts: Verifier = {
 const scheduler: Verifier = {
   kind: 'scheduler',
   async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
-    if (credential.token !== 'itok') return NOT_RESPONSIBLE
+    if (credential.token !== 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f') return NOT_RESPONSIBLE
     return {
       kind: 'scheduler',
       authenticated: true,
@@ -45,7 +45,7 @@ const scheduler: Verifier = {
 
 function openAuthenticator(verifier: Verifier): WorkflowAuthenticator {
   const pipeline = new AuthPipeline({
-    mode: { mode: 'none', jwtConfigured: false, authorizationEnabled: false },
+    mode: { mode: 'none', jwtConfigured: false, authorizationEnabled: false, open: true },
     credentials: { token_source: 'header', token_header_key: 'Authorization', cookie_name: 'c' },
     excluded: new ExcludedRoutes([]),
     catalogue: testCatalogue(),
@@ -85,7 +85,7 @@ void t.test('open: an unverifiable PAT is reported, where REST ignores it', asyn
     'any other token: the generic frame only',
   )
   t.same(
-    await authenticator.authenticate(message('itok'), INBOUND),
+    await authenticator.authenticate(message('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'), INBOUND),
     { ok: true, principal: ANONYMOUS, frames: [GENERIC_AUTHENTICATED] },
     'open: the pipeline ignores the scheduler token too',
   )
@@ -95,7 +95,12 @@ void t.test(
   'the scheduler token is no WebSocket credential; the key answers generically',
   async (t) => {
     const pipeline = new AuthPipeline({
-      mode: { mode: 'security_key', jwtConfigured: false, authorizationEnabled: false },
+      mode: {
+        mode: 'security_key',
+        jwtConfigured: false,
+        authorizationEnabled: false,
+        open: false,
+      },
       credentials: { token_source: 'header', token_header_key: 'Authorization', cookie_name: 'c' },
       excluded: new ExcludedRoutes([]),
       catalogue: testCatalogue(),
@@ -107,7 +112,9 @@ void t.test(
       serviceAccounts,
       scheduler,
       jwt: undefined,
-      securityKey: new SecurityKeyVerifier(authConfig({ security_key: 'root-key' })),
+      securityKey: new SecurityKeyVerifier(
+        authConfig({ security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d' }),
+      ),
     })
     const authenticator = new WorkflowAuthenticator({
       pipeline,
@@ -116,15 +123,21 @@ void t.test(
       jwtConfigured: false,
       logger: testLogger().logger,
     })
-    t.same(await authenticator.authenticate(message('itok'), INBOUND), {
-      ok: false,
-      frame: { event: 'auth_error', error: 'Invalid token' },
-    })
-    t.match(await authenticator.authenticate(message('root-key'), INBOUND), {
-      ok: true,
-      principal: { kind: 'security_key' },
-      frames: [GENERIC_AUTHENTICATED],
-    })
+    t.same(
+      await authenticator.authenticate(message('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'), INBOUND),
+      {
+        ok: false,
+        frame: { event: 'auth_error', error: 'Invalid token' },
+      },
+    )
+    t.match(
+      await authenticator.authenticate(message('root-key-5f0c8e2a9b7d4c1e6a3f8b0d'), INBOUND),
+      {
+        ok: true,
+        principal: { kind: 'security_key' },
+        frames: [GENERIC_AUTHENTICATED],
+      },
+    )
     t.same(await authenticator.authenticate(message('svc_pat_bogus'), INBOUND), {
       ok: false,
       frame: { event: 'auth_error', error: 'Invalid or expired service account token' },

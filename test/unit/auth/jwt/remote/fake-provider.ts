@@ -39,7 +39,7 @@ export class FakeProvider implements KeySetFetcher {
   }
 
   /** Fails every fetch with this outcome until `recover()`. */
-  fail(outcome: KeyFetchError['outcome'] = 'network', message = 'connection refused'): void {
+  fail(outcome: KeyFetchError['outcome'] = 'refused', message = 'connection refused'): void {
     this.failure = new KeyFetchError(outcome, `fake provider: ${message}`)
   }
 

@@ -182,7 +182,7 @@ void t.test(
       (provider) => provider.publish([JWK.a], 600),
     )
     const token = await tokenFor('a')
-    provider.fail('network')
+    provider.fail('refused')
     await timers.fireNext()
     for (let index = 0; index < 5; index += 1) {
       await timers.fireNext()
@@ -197,14 +197,14 @@ void t.test(
     t.equal(logged(logs, 'remote JWKS fetch failed; serving the last good key set').length, 1)
     t.match(verifier.remoteKeySetHealth(), {
       ready: true,
-      detail: /^stale: fetches fail \(network\)/,
+      detail: /^stale: fetches fail \(refused\)/,
     })
     const text = await metrics.render()
     t.equal(metricValue(text, 'portcullis_jwks_state', { state: 'stale' }), 1)
     t.ok(
       (metricValue(text, 'portcullis_jwks_fetches_total', {
         trigger: 'retry',
-        outcome: 'network',
+        outcome: 'refused',
       }) ?? 0) >= 5,
       'retries are counted by outcome',
     )

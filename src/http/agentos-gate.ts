@@ -1,0 +1,134 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { AccessLog } from '../access-log.js'
+import type { Config } from '../config/schema.js'
+import { GatewayError } from '../errors.js'
+import { TrustedProxies } from '../inbound/client-address.js'
+import type { Logger } from '../logger.js'
+import type { Metrics } from '../metrics.js'
+import { unmatchedRoute } from '../policy/catalogue/route-catalogue.js'
+import { createApp } from './app.js'
+import type { InFlight } from './in-flight.js'
+import { writeRawError } from './raw-response.js'
+
+/** Where admitted requests and upgrades go: the generation in force. */
+export interface GateTarget {
+  readonly handleRequest: (req: IncomingMessage, res: ServerResponse) => void
+  readonly handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
+}
+
+export interface AgentOsGate {
+  readonly request: RequestListener
+  readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
+}
+
+const RETRY_AFTER_SECONDS = '5'
+
+/** The answer while no AgentOS line decides requests. */
+export function agentosUnknown(): GatewayError {
+  return new GatewayError('AGENTOS_UNKNOWN', "The upstream's AgentOS version is not known yet", {
+    reason: 'agentos.unknown',
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+  })
+}
+
+/**
+ * Everything on the proxy listener passes here before any generation sees it: what is decided,
+ * forwarded or answered locally (the service-account API, excluded routes) depends on the AgentOS
+ * line, so while none is known to be in force nothing is decided. A request waits for a pending
+ * read of the upstream's version (the watch bounds the wait), then goes to the generation in force
+ * (the one built for the line just read), or is answered 503 with Retry-After, counted and logged
+ * by `refuse`. Upgrades alike, on the raw socket. The hot path is one call that returns true.
+ */
+export function createAgentOsGate(deps: {
+  readonly admit: () => true | Promise<boolean>
+  readonly target: () => GateTarget
+  /** Answers a refused request (`unavailableListener`). */
+  readonly refuse: RequestListener
+  readonly metrics: Metrics
+  readonly logger: Logger
+}): AgentOsGate {
+  const { admit, target, refuse, metrics, logger } = deps
+  return {
+    request(req, res) {
+      const admitted = admit()
+      if (admitted === true) {
+        target().handleRequest(req, res)
+        return
+      }
+      void admitted.then((ok) => (ok ? target().handleRequest(req, res) : refuse(req, res)))
+    },
+    upgrade(req, socket, head) {
+      const admitted = admit()
+      if (admitted === true) {
+        target().handleUpgrade(req, socket, head)
+        return
+      }
+      const ignore = (): void => {
+        socket.destroy()
+      }
+      socket.on('error', ignore)
+      void admitted.then((ok) => {
+        socket.off('error', ignore)
+        if (ok) {
+          target().handleUpgrade(req, socket, head)
+          return
+        }
+        const error = agentosUnknown()
+        metrics.websocketUpgrades.inc({ outcome: String(error.status) })
+        logger.info(
+          {
+            path: (req.url ?? '').split('?')[0]?.slice(0, 256),
+            status: error.status,
+            reason: error.reason,
+            upgrade: 'websocket',
+          },
+          'upgrade refused',
+        )
+        writeRawError(socket, error)
+      })
+    },
+  }
+}
+
+/**
+ * Answers a refused request through the request path of the config in force: observed (metrics,
+ * access log when on, in-flight), with a request id, 503 `{"detail": …}` from the one error
+ * handler. Built once per config.
+ */
+export function unavailableResponder(deps: {
+  readonly logger: Logger
+  readonly metrics: Metrics
+  readonly inFlight: InFlight
+  readonly accessLog: AccessLog
+  readonly config: () => Config
+}): RequestListener {
+  const built = new WeakMap<Config, RequestListener>()
+  return (req, res) => {
+    const config = deps.config()
+    let listener = built.get(config)
+    if (listener === undefined) {
+      const app = createApp({
+        logger: deps.logger,
+        metrics: deps.metrics,
+        inFlight: deps.inFlight,
+        inbound: {
+          trustedProxies: new TrustedProxies(config.server.trusted_proxies),
+          maxHeadersCount: config.server.max_headers_count,
+        },
+        allowedOrigins: config.cors.allowed_origins,
+        match: unmatchedRoute,
+        accessLog: deps.accessLog,
+        accessLogOn: config.logging.access_log,
+        stages: [],
+        forward: () => {
+          throw agentosUnknown()
+        },
+      })
+      const callback = app.callback()
+      listener = (request, response) => void callback(request, response)
+      built.set(config, listener)
+    }
+    listener(req, res)
+  }
+}
