@@ -111,6 +111,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
       byRoute: [
         handlerChecksStage({
           ...scoping,
+          scheduleOwnerHeader: deps.catalogue.catalogue.scheduleOwnerHeader,
           owners: deps.owners,
           lookup,
           bodyLimits,

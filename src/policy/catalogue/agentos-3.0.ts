@@ -1,6 +1,12 @@
 import type { AgentOsCatalogue } from './agentos-catalogue.js'
 import { AGENTOS_2_9, SCOPE_MAPPINGS_2_9 } from './agentos-2.9.js'
-import type { CatalogueRoute, HandlerCheck, OwnedResource, OwnershipVerb } from './route-facts.js'
+import {
+  RESOURCE_FAMILIES,
+  type CatalogueRoute,
+  type HandlerCheck,
+  type OwnedResource,
+  type OwnershipVerb,
+} from './route-facts.js'
 import type { DefaultScopeMapping } from './scope-patterns.js'
 
 /**
@@ -33,8 +39,10 @@ const QUEUE_ADMIN: HandlerCheck = Object.freeze({
   detail: QUEUE_ADMIN_REQUIRED,
 })
 
-function owned(resource: OwnedResource, verb: OwnershipVerb): HandlerCheck {
-  return { kind: 'ownership', resource, verb }
+function owned(resource: OwnedResource, verb: OwnershipVerb, notFound?: string): HandlerCheck {
+  return notFound === undefined
+    ? { kind: 'ownership', resource, verb }
+    : { kind: 'ownership', resource, verb, notFound }
 }
 
 const REFERENCES: HandlerCheck = Object.freeze({ kind: 'component-references' })
@@ -50,15 +58,20 @@ function withChecks(
   })
 }
 
+/** `GET /agents/{id}`, `/teams/{id}`, `/workflows/{id}`: a read of one component. */
+const COMPONENT_READS: ReadonlySet<string> = new Set(
+  RESOURCE_FAMILIES.map((family) => `/${family}/{id}`),
+)
+
 /**
  * 2.9's routes, with 3.0's new handler checks: a run whose form names a draft `version`, and a
- * workflow read whose query does (V3-DRAFT-3: agents and teams read no `version` there), and the
- * identity a scoped caller needs under isolation (V3-ISO-1).
+ * component read whose query does (V3-DRAFT-3, V3-DRAFT-2G), and the identity a scoped caller
+ * needs under isolation (V3-ISO-1).
  */
 const CHANGED_ROUTES = withChecks(AGENTOS_2_9.routes, (route) => {
   const checks: HandlerCheck[] = []
   if (route.identity === 'run') checks.push({ kind: 'draft-preview', field: 'form' })
-  if (route.method === 'GET' && route.path === '/workflows/{id}') {
+  if (route.method === 'GET' && COMPONENT_READS.has(route.path)) {
     checks.push({ kind: 'draft-preview', field: 'query' })
   }
   const scopedData =
@@ -131,7 +144,8 @@ const SCHEDULE_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'GET',
     path: '/schedules/{schedule_id}/runs/{run_id}',
-    checks: [IDENTITY, owned('schedule', 'read')],
+    // The handler reads the run alone, scoped to the caller: another owner's is the run's 404.
+    checks: [IDENTITY, owned('schedule', 'read', 'Schedule run not found')],
   },
 ]
 
@@ -232,6 +246,11 @@ const KNOWLEDGE_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'GET',
     path: '/knowledge/content/{content_id}',
+    checks: [IDENTITY, owned('knowledge_content', 'read')],
+  },
+  {
+    method: 'GET',
+    path: '/knowledge/content/{content_id}/status',
     checks: [IDENTITY, owned('knowledge_content', 'read')],
   },
   {

@@ -97,8 +97,16 @@ export type HandlerCheck =
       readonly kind: 'schedule-target'
       readonly target: 'body' | 'stored' | 'triggered' | 'changed'
     }
-  /** V3-COMP, V3-SCHED-3, V3-KNOW: ownership of the resource the path (or the answer) names. */
-  | { readonly kind: 'ownership'; readonly resource: OwnedResource; readonly verb: OwnershipVerb }
+  /**
+   * V3-COMP, V3-SCHED-3, V3-KNOW: ownership of the resource the path (or the answer) names;
+   * `notFound` the handler's 404 text when it is not the resource's own.
+   */
+  | {
+      readonly kind: 'ownership'
+      readonly resource: OwnedResource
+      readonly verb: OwnershipVerb
+      readonly notFound?: string
+    }
   /** V3-DRAFT: a draft `version` runs only for privileged callers and the component's owner. */
   | { readonly kind: 'draft-preview'; readonly field: 'form' | 'query' }
   /** V3-COMP-2: the components a body's `config` names must be visible to the caller. */

@@ -1,19 +1,18 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { isJsonObject } from '../common/json.js'
 
-/** agno's `generate_id_from_name` (agno/utils/string.py) for a non-empty name. */
+/** agno's `generate_id_from_name` (agno/utils/string.py): an empty name gets a random id. */
 export function generateIdFromName(name: string): string {
+  if (name === '') return randomUUID()
   return name.toLowerCase().replaceAll(' ', '-').replaceAll('_', '-')
 }
 
 /**
  * The id AgentOS 3.0 gives a component a scoped caller creates without a `component_id`
- * (V3-COMP-3): the name's id, then the first 8 hex digits of the SHA-256 of the caller's user id,
- * so that two users' components of the same name do not collide. An empty name gets a random id
- * from AgentOS, so the gateway leaves it (and its id) to the upstream: undefined.
+ * (V3-COMP-3): the name's id, then the first 8 hex digits of the SHA-256 of the caller's scoped
+ * id, so that two users' components of the same name do not collide.
  */
-export function ownerScopedComponentId(name: string, scoped: string): string | undefined {
-  if (name === '') return undefined
+export function ownerScopedComponentId(name: string, scoped: string): string {
   const suffix = createHash('sha256').update(scoped, 'utf8').digest('hex').slice(0, 8)
   return `${generateIdFromName(name)}-${suffix}`
 }

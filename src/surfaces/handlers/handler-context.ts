@@ -3,7 +3,7 @@ import type { StageRequest } from '../../http/stage.js'
 import type { Logger } from '../../logger.js'
 import type { OwnedResource } from '../../policy/catalogue/route-facts.js'
 import type { Grants } from '../../policy/grants.js'
-import { scopedUserId } from '../../principal.js'
+import { callerScope } from '../../identity/caller-scope.js'
 import type { RecordedOwner, ResourceOwners } from '../../service-accounts/resource-owners.js'
 import type { ForwardPlan } from '../../upstream/forward-plan.js'
 import { requirePlannedJson, type JsonBodyLimits } from '../common/request-json.js'
@@ -13,6 +13,8 @@ export interface HandlerChecksDeps {
   /** What scopes grant, under the configured admin scope. */
   readonly grants: Grants
   readonly userIsolation: boolean
+  /** The line scopes the scheduler to the owner its `X-Schedule-Owner` names (3.0). */
+  readonly scheduleOwnerHeader: boolean
   /** The owner records; undefined when service accounts (and with them the store) are off. */
   readonly owners: ResourceOwners | undefined
   readonly lookup: UpstreamLookup
@@ -27,7 +29,7 @@ export const OWNER_STORE_REQUIRED =
   "Ownership checks need the gateway's owner store: enable service_accounts"
 
 /**
- * One request's view for the handler checks: the caller's scoped id (ISO-1), the path's
+ * One request's view for the handler checks: the caller's scoped id (ISO-1, V3-ISO-3), the path's
  * segments, the owner store (whose failures answer 503, never a pass) and the body as JSON.
  */
 export class HandlerContext {
@@ -39,7 +41,11 @@ export class HandlerContext {
   constructor(deps: HandlerChecksDeps, request: StageRequest) {
     this.deps = deps
     this.request = request
-    this.scoped = scopedUserId(request.principal, deps.grants.adminScope, deps.userIsolation)
+    this.scoped = callerScope(request.principal, request.inbound.headers, {
+      adminScope: deps.grants.adminScope,
+      userIsolation: deps.userIsolation,
+      scheduleOwnerHeader: deps.scheduleOwnerHeader,
+    }).scoped
   }
 
   get principal(): StageRequest['principal'] {
@@ -82,8 +88,18 @@ export class HandlerContext {
     return this.#store((owners) => owners.record(kind, id, owner, this.deps.now()))
   }
 
+  /**
+   * Drops the record of a deleted row. The deletion happened: a store that cannot answer leaves a
+   * record of an id no row has any more (ids are not reused), logged rather than answered.
+   */
   async forget(kind: OwnedResource, id: string): Promise<void> {
-    await this.#store((owners) => owners.forget(kind, id))
+    const owners = this.deps.owners
+    if (owners === undefined) return
+    try {
+      await owners.forget(kind, id)
+    } catch (error) {
+      this.deps.logger.warn({ err: error, kind, id }, 'owner record of a deleted row not dropped')
+    }
   }
 
   async #store<T>(operation: (owners: ResourceOwners) => Promise<T>): Promise<T> {

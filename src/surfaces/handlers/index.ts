@@ -31,7 +31,7 @@ export function handlerChecksStage(deps: HandlerChecksDeps): RouteStage {
       for (const check of request.route.route?.checks ?? []) {
         switch (check.kind) {
           case 'ownership':
-            planned = await checkOwnership(ctx, check.resource, check.verb, planned)
+            planned = await checkOwnership(ctx, check, planned)
             break
           case 'schedule-target':
             planned = await checkScheduleTarget(ctx, check.target, planned)

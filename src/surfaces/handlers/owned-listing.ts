@@ -6,8 +6,7 @@ import {
   unfilterableListing,
 } from '../../identity/response-rewrites.js'
 import type { ResponseRewrite } from '../../upstream/forward-plan.js'
-import { isJsonObject, type JsonObject } from '../common/json.js'
-import { parseJson } from '../common/json.js'
+import { isJsonObject, parseJson, type JsonObject } from '../common/json.js'
 import { lookupFailed, type UpstreamLookup } from '../common/upstream-lookup.js'
 import { listedFor, type OwnedRows } from './owned-rows.js'
 
@@ -50,7 +49,8 @@ export function ownedListing(options: OwnedListingOptions): ResponseRewrite {
     const { page, limit } = asked.meta
     return replaceJsonBody(response, {
       ...asked.body,
-      data: visible.slice((page - 1) * limit, page * limit),
+      // Knowledge accepts page 0, which holds nothing.
+      data: page === 0 ? [] : visible.slice((page - 1) * limit, page * limit),
       meta: {
         ...asked.meta,
         total_count: visible.length,
@@ -75,6 +75,7 @@ async function visibleRows(options: OwnedListingOptions): Promise<unknown[]> {
     if (listed === undefined) throw lookupFailed('handlers.listing_lookup')
     const ids = listed.data.map((row) => rowId(row, rows.idKey))
     const owners = await options.ownersOf(ids.filter((id): id is string => id !== undefined))
+    const before = seen.size
     listed.data.forEach((row, index) => {
       const id = ids[index]
       // A row without an id cannot be decided on: it is left out.
@@ -83,12 +84,15 @@ async function visibleRows(options: OwnedListingOptions): Promise<unknown[]> {
       if (listedFor(rows, owners, id, scoped)) visible.push(row)
     })
     const totalPages = listed.meta['total_pages']
-    const last = typeof totalPages === 'number' ? page >= totalPages : true
-    if (last || listed.data.length < rows.pageSize) return visible
-    if (seen.size >= MAX_LISTED_ROWS)
+    const last =
+      typeof totalPages === 'number' ? page >= totalPages : listed.data.length < listed.meta.limit
+    // A page with nothing new ends the reading too: an upstream that ignores `page` repeats one.
+    if (last || seen.size === before) return visible
+    if (seen.size >= MAX_LISTED_ROWS) {
       throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream listing could not be filtered', {
         reason: 'handlers.listing_too_long',
       })
+    }
   }
 }
 
@@ -98,12 +102,12 @@ function pageOf(value: unknown): Page | undefined {
   const meta = value['meta']
   if (!Array.isArray(data) || !isJsonObject(meta)) return undefined
   const { page, limit } = meta
-  if (!isPositiveInteger(page) || !isPositiveInteger(limit)) return undefined
+  if (!isIntegerFrom(page, 0) || !isIntegerFrom(limit, 1)) return undefined
   return { body: value, data, meta: { ...meta, page, limit } }
 }
 
-function isPositiveInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0
+function isIntegerFrom(value: unknown, least: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= least
 }
 
 function rowId(row: unknown, idKey: string): string | undefined {

@@ -25,6 +25,11 @@ export interface OwnedRows {
   readonly pageSize: number
   /** A scoped caller sees unowned rows (components, content) or only its own (schedules). */
   readonly sharedVisible: boolean
+  /**
+   * A deleted row is gone, so its record is dropped (schedules, content); a deleted component is
+   * archived and keeps its owner for a restore.
+   */
+  readonly forgottenOnDelete: boolean
   /** AgentOS's 404 for a row the caller cannot see. */
   notFound(id: string): string
   /** AgentOS's 403 for a write to a shared row; undefined where shared rows are invisible. */
@@ -38,6 +43,7 @@ export const OWNED_ROWS: Readonly<Record<OwnedResource, OwnedRows>> = {
     idKey: 'component_id',
     pageSize: 100,
     sharedVisible: true,
+    forgottenOnDelete: false,
     notFound: (id) => `Component ${id} not found`,
     sharedRefusal: (verb) => `Cannot ${verb} shared component`,
   },
@@ -47,6 +53,7 @@ export const OWNED_ROWS: Readonly<Record<OwnedResource, OwnedRows>> = {
     idKey: 'id',
     pageSize: 1000,
     sharedVisible: false,
+    forgottenOnDelete: true,
     notFound: () => 'Schedule not found',
     sharedRefusal: () => undefined,
   },
@@ -56,16 +63,27 @@ export const OWNED_ROWS: Readonly<Record<OwnedResource, OwnedRows>> = {
     idKey: 'id',
     pageSize: 100,
     sharedVisible: true,
-    notFound: () => 'Content not found',
+    forgottenOnDelete: true,
+    notFound: (id) => `Content not found: ${id}`,
     sharedRefusal: (verb) => `Cannot ${verb} shared content`,
   },
 }
 
-/** A row's access for a scoped caller: no record and a null owner both mean unowned. */
+/**
+ * A row's access for a scoped caller. A row whose owner the gateway never recorded (made before
+ * the gateway recorded owners, or past it) may be anyone's: it is hidden, as another user's is
+ * (fail closed); a recorded null owner is a shared row.
+ */
 export function rowAccess(rows: OwnedRows, owner: RecordedOwner, scoped: string): RowAccess {
-  const recorded = owner.known ? owner.owner : null
-  if (recorded !== null) return recorded === scoped ? 'own' : 'hidden'
+  if (!owner.known) return 'hidden'
+  if (owner.owner !== null) return owner.owner === scoped ? 'own' : 'hidden'
   return rows.sharedVisible ? 'shared' : 'hidden'
+}
+
+/** The record of `id` among the recorded owners of a batch (`ownersOf`). */
+export function recordedIn(owners: ReadonlyMap<string, string | null>, id: string): RecordedOwner {
+  const owner = owners.get(id)
+  return owner === undefined ? { known: false } : { known: true, owner }
 }
 
 /** Whether a listed row stays in a scoped caller's listing (`owners`: the recorded ones). */
@@ -75,11 +93,7 @@ export function listedFor(
   id: string,
   scoped: string,
 ): boolean {
-  const owner = owners.get(id)
-  return (
-    rowAccess(rows, owner === undefined ? { known: false } : { known: true, owner }, scoped) !==
-    'hidden'
-  )
+  return rowAccess(rows, recordedIn(owners, id), scoped) !== 'hidden'
 }
 
 /** The owner AgentOS stamps on a row it creates: the scoped id, else the caller's own. */

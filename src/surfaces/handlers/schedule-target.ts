@@ -42,30 +42,35 @@ export function targetRefusal(
     : `Insufficient permissions. Required scope(s): ${required}`
 }
 
+/** A method the upstream would refuse (not a string) counts as no run: only an admin passes. */
+function methodOf(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}
+
 /**
- * The target a create body names: undefined when the body is not a `ScheduleCreate` the upstream
- * would accept as far as these two fields go (it answers its own 422).
+ * The target a create body names (`method` defaults to `POST`): undefined when it names no
+ * endpoint the upstream would accept (it answers its own 422).
  */
 export function targetOfCreate(body: unknown): ScheduleTarget | undefined {
   if (!isJsonObject(body)) return undefined
-  const { endpoint, method = 'POST' } = body
-  if (typeof endpoint !== 'string' || typeof method !== 'string') return undefined
-  return { endpoint, method }
+  const endpoint = body['endpoint']
+  if (typeof endpoint !== 'string') return undefined
+  return { endpoint, method: 'method' in body ? methodOf(body['method']) : 'POST' }
 }
 
 /**
  * The target after an update (`ScheduleUpdate`): undefined when the update names neither field
- * (AgentOS checks nothing then) or names one of a type the upstream refuses; otherwise the
- * fields it names over the stored ones, which `stored` is asked for only when needed.
+ * (AgentOS checks nothing then); otherwise the fields it names over the stored ones, which
+ * `stored` is asked for only when needed. An endpoint that is not a string leaves the stored one
+ * (the upstream refuses it or keeps the stored one; either way that one is checked).
  */
 export async function targetOfUpdate(
   body: unknown,
   stored: () => Promise<ScheduleTarget | undefined>,
 ): Promise<ScheduleTarget | undefined> {
   if (!isJsonObject(body) || !('endpoint' in body || 'method' in body)) return undefined
-  const { endpoint, method } = body
-  if (endpoint !== undefined && typeof endpoint !== 'string') return undefined
-  if (method !== undefined && typeof method !== 'string') return undefined
+  const endpoint = typeof body['endpoint'] === 'string' ? body['endpoint'] : undefined
+  const method = 'method' in body ? methodOf(body['method']) : undefined
   if (endpoint !== undefined && method !== undefined) return { endpoint, method }
   const current = await stored()
   if (current === undefined) return undefined
