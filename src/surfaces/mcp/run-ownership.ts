@@ -27,7 +27,8 @@ export async function runOwnershipRefusal(
   const base = `/sessions/${encodeURIComponent(sessionId)}`
   const session = await lookup(`${base}?${query}`)
   if (session.status === 404) return RUN_NOT_FOUND
-  if (session.status !== 200 || !isJsonObject(session.value)) throw lookupFailed('surfaces.mcp_run_lookup')
+  if (session.status !== 200 || !isJsonObject(session.value))
+    throw lookupFailed('surfaces.mcp_run_lookup')
   const owner = session.value
   if (owner['user_id'] !== scopedUserId || owner[idKey] !== target.id) return RUN_NOT_FOUND
   const runs = await lookup(`${base}/runs?${query}`)
