@@ -120,7 +120,7 @@ void t.test('IDENT-1: X-User-ID from clients (attack class 11)', async (t) => {
 })
 
 void t.test(
-  'IDENT-1: strip_headers are exposed normalized, assertion header included when enabled',
+  'IDENT-1: strip_headers are exposed normalized, assertion header included when enabled; a client never sends X-Schedule-Owner',
   async (t) => {
     const names = enforcer().identityHeaderNames
     t.same([...names].sort(), [
@@ -131,13 +131,14 @@ void t.test(
       'x-forwarded-preferred-username',
       'x-forwarded-user',
       'x-remote-user',
+      'x-schedule-owner',
     ])
     t.same(
       [
         ...enforcer({ identity: { strip_headers: ['X_Remote_User', 'X-Tenant'] } })
           .identityHeaderNames,
       ],
-      ['x-remote-user', 'x-tenant'],
+      ['x-remote-user', 'x-tenant', 'x-schedule-owner'],
     )
   },
 )
