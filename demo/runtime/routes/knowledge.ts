@@ -63,7 +63,7 @@ export function registerKnowledgeRoutes(router: Router): void {
     .add('POST', '/knowledge/content', uploadContent)
     .add('DELETE', '/knowledge/content', (ctx) => {
       ctx.app.store.knowledge.clear()
-      sendJson(ctx.res, 200, { status: 'success' })
+      sendJson(ctx.res, 200, 'success')
     })
     .add('GET', '/knowledge/content/{content_id}', (ctx) => {
       const record = requireContent(ctx)
@@ -87,10 +87,10 @@ export function registerKnowledgeRoutes(router: Router): void {
       sendJson(ctx.res, 200, view(record))
     })
     .add('DELETE', '/knowledge/content/{content_id}', (ctx) => {
-      const record = requireContent(ctx)
-      if (record === undefined) return
-      ctx.app.store.knowledge.delete(record.id)
-      sendJson(ctx.res, 200, view(record))
+      // removes what is there and answers the id alone, whether there was anything or not
+      const id = ctx.params['content_id'] ?? ''
+      ctx.app.store.knowledge.delete(id)
+      sendJson(ctx.res, 200, { id })
     })
     .add('GET', '/knowledge/config', (ctx) =>
       sendJson(ctx.res, 200, {
