@@ -20,7 +20,7 @@ const LAYERS = [
 ]
 const COMPOSITION_FILES = ['gateway', 'generation', 'startup-check', 'config-reloader', 'main']
 /** The surfaces' features: each may use surfaces/common/, none another feature. */
-const SURFACE_FEATURES = ['mcp', 'a2a', 'agui', 'workflow', 'discovery']
+const SURFACE_FEATURES = ['mcp', 'a2a', 'agui', 'workflow', 'discovery', 'handlers']
 
 const layerMessage = (layer) =>
   `${layer} may not import from a higher layer (docs/architecture.md, "Layers")`

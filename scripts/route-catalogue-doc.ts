@@ -1,12 +1,24 @@
 import { AGENTOS_LINES, agentosCatalogue } from '../src/policy/catalogue/index.js'
 import { RouteCatalogue, type CompiledRoute } from '../src/policy/catalogue/route-catalogue.js'
-import type { HandlerCheck } from '../src/policy/catalogue/route-facts.js'
+import type { HandlerCheck, OwnedResource } from '../src/policy/catalogue/route-facts.js'
 
 /** The interfaces as a default config mounts them, so their routes appear too. */
 const DEFAULT_INTERFACES = {
   a2aPrefix: '/a2a',
   aguiEndpoints: [{ prefix: '', bound: 'agent' as const }],
   mcpPath: '/mcp',
+}
+
+/** The gateway's rule of each resource's ownership (docs/agentos-compatibility.md). */
+const OWNERSHIP_RULES: Readonly<Record<OwnedResource, Readonly<Record<string, string>>>> = {
+  component: { list: 'V3-COMP-2G', create: 'V3-COMP-3G', other: 'V3-COMP-1G' },
+  schedule: { create: 'V3-SCHED-2G', other: 'V3-SCHED-3G' },
+  knowledge_content: { other: 'V3-KNOW-1G' },
+}
+
+function ownershipRule(resource: OwnedResource, verb: string): string {
+  const rules = OWNERSHIP_RULES[resource]
+  return rules[verb] ?? rules['other'] ?? ''
 }
 
 function describeCheck(check: HandlerCheck): string {
@@ -18,11 +30,18 @@ function describeCheck(check: HandlerCheck): string {
     case 'identity-required':
       return 'a user identity under isolation (V3-ISO-1)'
     case 'schedule-target':
-      return `the schedule's target (${check.target}) (V3-SCHED-1)`
-    case 'ownership':
-      return `${check.resource} ownership: ${check.verb}`
+      return `the schedule's target (${check.target}) (V3-SCHED-1G)`
+    case 'ownership': {
+      const detail = check.notFound === undefined ? '' : `, not found: "${check.notFound}"`
+      const rule = ownershipRule(check.resource, check.verb)
+      return `${check.resource} ownership: ${check.verb}${detail} (${rule})`
+    }
     case 'draft-preview':
-      return `draft \`version\` (${check.field}) only for privileged callers or the owner (V3-DRAFT)`
+      return `draft \`version\` (${check.field}) only for privileged callers or the owner (${
+        check.field === 'form' ? 'V3-DRAFT-1G' : 'V3-DRAFT-2G'
+      })`
+    case 'component-references':
+      return 'the components its `config` names are visible to the caller (V3-COMP-4G)'
     case 'a2a-dispatch':
       return "the run scope of `X-Agent-ID`'s family (A2A-5)"
     case 'a2a-task-ownership':

@@ -146,6 +146,7 @@ export async function createGeneration(
       upstreamSockets,
       headerOptions,
       serviceAccounts: serviceAccounts?.verifier,
+      owners: serviceAccounts?.owners,
       watch,
       acceptWorkflow: acceptor.port(config.interfaces.workflow_websocket.max_message_bytes),
       logger,

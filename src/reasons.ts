@@ -101,6 +101,26 @@ export const REASONS = {
   'surfaces.catalog_lookup': 'the component catalogue could not be read from the upstream (502)',
   'surfaces.mcp_run_lookup': "an MCP run's owner could not be read from the upstream (502)",
 
+  // AgentOS 3.0's handler checks, made at the edge.
+  'handlers.no_owner_store':
+    'a scoped caller on a route whose rows have owners while the owner store is off (403)',
+  'handlers.owner_store': 'the owner store could not answer (503)',
+  'handlers.not_visible': 'a component, schedule or content the caller may not see (404)',
+  'handlers.shared_row': 'a non-admin change to a shared (ownerless) component or content (403)',
+  'handlers.delete_all': 'a scoped caller deleting all knowledge content at once (403)',
+  'handlers.scheduler_owner': 'the scheduler token creating a schedule (403)',
+  'handlers.schedule_target': 'a schedule target the caller may not schedule (403)',
+  'handlers.hidden_reference': 'a component config naming a component the caller may not see (404)',
+  'handlers.draft_preview': "a draft version for neither an admin nor the component's owner (404)",
+  'handlers.multipart_charset':
+    'a run form in a multipart charset the gateway reads differently (400)',
+  'handlers.row_lookup': 'a row the check needs could not be read from the upstream (502)',
+  'handlers.schedule_lookup':
+    "a schedule's stored target could not be read from the upstream (502)",
+  'handlers.config_lookup': "a component config's stage could not be read from the upstream (502)",
+  'handlers.listing_lookup': 'a listing to filter could not be read from the upstream (502)',
+  'handlers.listing_too_long': 'a listing to filter holds more rows than the gateway reads (502)',
+
   // The service-account API.
   'service_accounts.validation': 'a request body or query that does not validate (422)',
   'service_accounts.invalid_scope': 'a scope outside the scope grammar (400)',

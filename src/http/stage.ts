@@ -41,10 +41,18 @@ export interface ShapeStage extends ForwardStage {
   claims(method: string, path: string): boolean
 }
 
+/** A stage that takes requests by the facts of their catalogue route (its handler checks). */
+export interface RouteStage extends ForwardStage {
+  /** A cheap test on the matched route: `plan` runs only for requests it claims. */
+  claimsRoute(route: MatchedRoute): boolean
+}
+
 /** The stages after identity enforcement, in the order they run. */
 export interface ForwardStages {
   /** First, the stage of the surface the matched catalogue route names. */
   readonly bySurface: ReadonlyMap<SurfaceName, ForwardStage>
+  /** Then every stage that claims the matched route (AgentOS 3.0's handler checks). */
+  readonly byRoute: readonly RouteStage[]
   /** Then every stage that claims the request's shape (discovery documents). */
   readonly byShape: readonly ShapeStage[]
 }

@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { interfaceUserId, scopedUserId, type Principal } from '../principal.js'
+import { interfaceUserId, type Principal } from '../principal.js'
 import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
 import { BoundedMemo } from '../bounded-memo.js'
 import { GatewayError } from '../errors.js'
 import type { ForwardPlan, ResponseRewrite } from '../upstream/forward-plan.js'
 import { normalizeHeaderName } from '../upstream/upstream-headers.js'
 import { AssertionSigner } from './assertion-signer.js'
+import { callerScope, SCHEDULE_OWNER_HEADER } from './caller-scope.js'
 import { pinBody } from './body-pinning.js'
 import { CredentialHandling, type CredentialAdjustments } from './credential-handling.js'
 import type { ObservedFields } from './field-pin.js'
@@ -17,8 +18,6 @@ import { bodyPinsFor, queryPinsFor, SESSION_ID, USER_ID } from './route-pins.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
 
 const SESSION_ONLY: readonly string[] = [SESSION_ID]
-/** The 3.0 scheduler's executor names a schedule's owner in this header (normalized name). */
-const SCHEDULE_OWNER_HEADER = 'x-schedule-owner'
 const USER_ONLY: readonly string[] = [USER_ID]
 const NOTHING_OBSERVED: readonly string[] = []
 /** Principals whose header plans are kept: far more than are active at once. */
@@ -103,15 +102,13 @@ export class IdentityEnforcer {
   async plan(input: PlanInput): Promise<ForwardPlan> {
     const { principal, method, path } = input
     const uid = principal.userId
-    let scoped = scopedUserId(principal, this.#adminScope, this.#userIsolation)
-    let runUserId = uid
-    const scheduleOwner = this.#scheduleOwner(principal, input.headers)
-    if (scheduleOwner !== undefined) {
-      // V3-ISO-3: under isolation the scheduler acts as the schedule's owner; otherwise it is
-      // unscoped, and a run keeps the owner the executor wrote into its form.
-      scoped = this.#userIsolation ? scheduleOwner : null
-      runUserId = scoped
-    }
+    const { scoped, forScheduleOwner } = callerScope(principal, input.headers, {
+      adminScope: this.#adminScope,
+      userIsolation: this.#userIsolation,
+      scheduleOwnerHeader: this.#scheduleOwnerHeader,
+    })
+    // V3-ISO-3: unscoped, the scheduler's run keeps the owner the executor wrote into its form.
+    const runUserId = forScheduleOwner ? scoped : uid
     const identity = input.route.route?.identity
     // A HEAD answer has no body to filter or rewrite.
     const route =
@@ -173,23 +170,6 @@ export class IdentityEnforcer {
     const assertion = await this.signer.assertionFor(principal)
     const inject = [...shared.headers.inject, [this.#assertionHeader, assertion] as const]
     return { ...shared, headers: { ...shared.headers, inject } }
-  }
-
-  /**
-   * The owner the 3.0 scheduler names (`X-Schedule-Owner`, percent-encoded by its executor), null
-   * when it names none; undefined for every other caller and line, for whom the header means nothing.
-   */
-  #scheduleOwner(principal: Principal, headers: IncomingHttpHeaders): string | null | undefined {
-    if (!this.#scheduleOwnerHeader || principal.kind !== 'scheduler') return undefined
-    const value = headers[SCHEDULE_OWNER_HEADER]
-    if (typeof value !== 'string' || value === '') return null
-    try {
-      return decodeURIComponent(value)
-    } catch {
-      throw new GatewayError('BAD_REQUEST', 'Invalid X-Schedule-Owner header', {
-        reason: 'identity.schedule_owner',
-      })
-    }
   }
 
   #refuseForeignLearnings(

@@ -47,9 +47,18 @@ export function partHeader(boundary: string, head: PartHead): Buffer {
   return Buffer.concat(pieces)
 }
 
+/**
+ * The `charset` parameter of a multipart Content-Type that the rewritten body keeps: Starlette
+ * decodes every text field with it. Undefined when there is none (or none a token can carry).
+ */
+export function multipartCharset(contentType: string): string | undefined {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1]
+  return charset !== undefined && TOKEN.test(charset) ? charset : undefined
+}
+
 /** Starlette decodes text fields with the request's `charset` parameter, so it is kept. */
 export function outputContentType(boundary: string, original: string): string {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(original)?.[1]
-  const keep = charset !== undefined && TOKEN.test(charset) ? `; charset=${charset}` : ''
+  const charset = multipartCharset(original)
+  const keep = charset !== undefined ? `; charset=${charset}` : ''
   return `multipart/form-data; boundary=${boundary}${keep}`
 }

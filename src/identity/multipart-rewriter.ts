@@ -6,6 +6,16 @@ import { findPin, observe, type FieldPin, type ObservedFields } from './field-pi
 import { bodyTooLarge, unreadableBody } from '../inbound/request-body.js'
 import { encodePart, outputContentType, partHeader, type PartHead } from './multipart-parts.js'
 
+/**
+ * Text fields a caller decides on as they stream past: each value of a named field is written as
+ * `screen` resolves it, and nothing after it is written before; a rejection fails the body, so
+ * the upstream never receives a complete request.
+ */
+export interface FieldScreen {
+  readonly names: ReadonlySet<string>
+  screen(name: string, value: string): Promise<string>
+}
+
 export interface MultipartRewriteOptions {
   readonly pins: readonly FieldPin[]
   /** Field names whose client values are reported in `done`. */
@@ -13,6 +23,7 @@ export interface MultipartRewriteOptions {
   /** Largest text field accepted (413 beyond); files are not limited. */
   readonly maxFieldBytes: number
   readonly maxParts: number
+  readonly screen?: FieldScreen
 }
 
 export interface MultipartRewrite {
@@ -91,11 +102,17 @@ export function rewriteMultipart(
   const write = async (chunk: Buffer): Promise<void> => {
     if (!out.write(chunk)) await drained(out)
   }
-  const writePart = (head: PartHead, value: Buffer): void => {
-    backlog += value.length
+  /** `held`: the bytes a deferred value keeps in memory until it is written. */
+  const writePart = (
+    head: PartHead,
+    value: Buffer | (() => Promise<Buffer>),
+    held = Buffer.isBuffer(value) ? value.length : 0,
+  ): void => {
+    backlog += held
     enqueue(async () => {
-      await write(Buffer.concat([partHeader(boundary, head), value, CRLF]))
-      backlog -= value.length
+      const bytes = Buffer.isBuffer(value) ? value : await value()
+      await write(Buffer.concat([partHeader(boundary, head), bytes, CRLF]))
+      backlog -= held
       resumeInput()
     })
   }
@@ -123,7 +140,12 @@ export function rewriteMultipart(
     if (typeof name !== 'string') return fail(unnamedPart())
     if (info.valueTruncated) return fail(bodyTooLarge())
     if (options.observed.includes(name)) observe(seen, name, value)
-    if (!replaced(name)) writePart({ name }, encodePart(value))
+    if (replaced(name)) return
+    const screen = options.screen
+    if (screen?.names.has(name) === true) {
+      const screened = async () => encodePart(await screen.screen(name, value))
+      writePart({ name }, screened, value.length)
+    } else writePart({ name }, encodePart(value))
   })
   parser.on('file', (name: string | undefined, file: Readable, info: FileInfo) => {
     // A failure destroys the parser, which errors the part being read: never unhandled.
@@ -164,7 +186,10 @@ export function rewriteMultipart(
   input.once('end', () => {
     if (!failed) parser.end()
   })
-  input.once('error', (error: unknown) => fail(unreadableBody(error)))
+  // An earlier rewrite of the body fails with the client's answer (a 413, a refusal): kept as is.
+  input.once('error', (error: unknown) =>
+    fail(error instanceof GatewayError ? error : unreadableBody(error)),
+  )
   input.once('close', () => {
     if (!input.readableEnded) fail(unreadableBody(new Error('request closed before its end')))
   })

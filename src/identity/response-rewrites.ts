@@ -12,11 +12,13 @@ const BODY_BOUND_HEADERS = new Set([
   'content-digest',
 ])
 
-function isSuccess(response: BufferedResponse): boolean {
+/** A 2xx answer with a body. */
+export function isSuccess(response: BufferedResponse): boolean {
   return response.status >= 200 && response.status < 300 && response.body.length > 0
 }
 
-function isEncoded(response: BufferedResponse): boolean {
+/** An answer in a content encoding the gateway cannot read. */
+export function isEncoded(response: BufferedResponse): boolean {
   const encoding = response.headers['content-encoding']
   if (encoding === undefined) return false
   const value = (Array.isArray(encoding) ? encoding.join(',') : encoding).trim().toLowerCase()
@@ -31,7 +33,8 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-function withJsonBody(response: BufferedResponse, value: unknown): BufferedResponse {
+/** The answer with `value` as its JSON body, the headers that described the old bytes dropped. */
+export function replaceJsonBody(response: BufferedResponse, value: unknown): BufferedResponse {
   const body = Buffer.from(JSON.stringify(value), 'utf8')
   const headers: Record<string, string | string[]> = {}
   for (const [name, headerValue] of Object.entries(response.headers)) {
@@ -39,6 +42,13 @@ function withJsonBody(response: BufferedResponse, value: unknown): BufferedRespo
   }
   headers['content-length'] = String(body.length)
   return { status: response.status, headers, body }
+}
+
+/** A listing that must be filtered came compressed: refused rather than passed whole. */
+export function unfilterableListing(): GatewayError {
+  return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream listing could not be filtered', {
+    reason: 'identity.listing_encoded',
+  })
 }
 
 /**
@@ -49,11 +59,7 @@ function withJsonBody(response: BufferedResponse, value: unknown): BufferedRespo
 export function filterListing(accessible: ReadonlySet<string>): ResponseRewrite {
   return (response) => {
     if (!isSuccess(response)) return response
-    if (isEncoded(response)) {
-      throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream listing could not be filtered', {
-        reason: 'identity.listing_encoded',
-      })
-    }
+    if (isEncoded(response)) throw unfilterableListing()
     const items = parseJson(response.body)
     if (!Array.isArray(items)) return response
     const visible = items.filter((item: unknown) => {
@@ -61,7 +67,7 @@ export function filterListing(accessible: ReadonlySet<string>): ResponseRewrite 
         typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined
       return typeof id === 'string' && accessible.has(id)
     })
-    return withJsonBody(response, visible)
+    return replaceJsonBody(response, visible)
   }
 }
 
@@ -76,6 +82,6 @@ export function reportAuthMode(mode: AuthMode, open: boolean): ResponseRewrite {
     const info = parseJson(response.body)
     if (typeof info !== 'object' || info === null || Array.isArray(info)) return response
     const gateway = open ? { portcullis: { auth: 'open' } } : {}
-    return withJsonBody(response, { ...info, auth_mode: mode, ...gateway })
+    return replaceJsonBody(response, { ...info, auth_mode: mode, ...gateway })
   }
 }

@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js'
 import type { RouteCatalogue } from '../policy/catalogue/route-catalogue.js'
 import type { SurfaceName } from '../policy/catalogue/route-facts.js'
 import type { Grants } from '../policy/grants.js'
+import type { ResourceOwners } from '../service-accounts/resource-owners.js'
 import type { ServiceAccountVerifier } from '../service-accounts/service-account-verifier.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../upstream/upstream-headers.js'
@@ -20,6 +21,7 @@ import { a2aSurface } from './a2a/index.js'
 import { aguiSurface } from './agui/index.js'
 import { upstreamLookup } from './common/upstream-lookup.js'
 import { discoverySurface } from './discovery/index.js'
+import { handlerChecksStage } from './handlers/index.js'
 import { mcpSurface } from './mcp/index.js'
 import { workflowSurface } from './workflow/index.js'
 
@@ -39,6 +41,8 @@ export interface SurfaceDeps {
   readonly headerOptions: UpstreamHeaderOptions
   /** Undefined when service accounts are off. */
   readonly serviceAccounts: ServiceAccountVerifier | undefined
+  /** The owners of upstream rows (OWN-1); undefined when service accounts are off. */
+  readonly owners: ResourceOwners | undefined
   /** Ends WebSockets with their credential. */
   readonly watch: ConnectionWatch
   /** Completes the handshakes of the workflow endpoint (its own frame-size bound). */
@@ -49,7 +53,10 @@ export interface SurfaceDeps {
 export interface Surfaces {
   /** Before authentication: the MCP OAuth challenge, when configured. */
   readonly beforeAuthentication: readonly Middleware<GatewayState>[]
-  /** After identity enforcement: the matched route's surface (MCP, A2A, AG-UI), then discovery documents. */
+  /**
+   * After identity enforcement: the matched route's surface (MCP, A2A, AG-UI), AgentOS 3.0's
+   * handler checks, then discovery documents.
+   */
   readonly stages: ForwardStages
   /** Upgrades terminated by the gateway, by canonical path. */
   readonly localEndpoints: ReadonlyMap<string, LocalEndpoint>
@@ -101,6 +108,17 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
           ] as const
         ).filter((entry): entry is readonly [SurfaceName, ForwardStage] => entry[1] !== undefined),
       ),
+      byRoute: [
+        handlerChecksStage({
+          ...scoping,
+          scheduleOwnerHeader: deps.catalogue.catalogue.scheduleOwnerHeader,
+          owners: deps.owners,
+          lookup,
+          bodyLimits,
+          logger: deps.logger,
+          now: () => Math.floor(Date.now() / 1000),
+        }),
+      ],
       byShape: [discoverySurface(deps.headerOptions)],
     },
     localEndpoints: new Map(workflow === undefined ? [] : [workflow]),

@@ -20,7 +20,10 @@ export interface PlannedBody {
   readonly contentType: string | undefined
 }
 
-export type ResponseRewrite = (response: BufferedResponse) => BufferedResponse
+/** Rewrites a buffered answer; asynchronous when it must record or look something up first. */
+export type ResponseRewrite = (
+  response: BufferedResponse,
+) => BufferedResponse | Promise<BufferedResponse>
 
 /**
  * What reaches the upstream for one request, decided before anything is sent: identity
@@ -74,9 +77,13 @@ export function withBody(plan: ForwardPlan, body: PlannedBody): ForwardPlan {
 /** Adds a rewrite of the answer, applied after the ones already planned. */
 export function thenRewriteResponse(plan: ForwardPlan, rewrite: ResponseRewrite): ForwardPlan {
   const earlier = plan.rewriteResponse
+  if (earlier === undefined) return { ...plan, rewriteResponse: rewrite }
   return {
     ...plan,
-    rewriteResponse: earlier === undefined ? rewrite : (response) => rewrite(earlier(response)),
+    rewriteResponse: (response) => {
+      const first = earlier(response)
+      return first instanceof Promise ? first.then(rewrite) : rewrite(first)
+    },
   }
 }
 

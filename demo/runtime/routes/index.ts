@@ -19,6 +19,7 @@ import { registerMediaRoutes } from './v3/media.js'
 import { registerQueueRoutes } from './v3/queue.js'
 import { createRunV3 } from './v3/runs.js'
 import { registerScheduleRoutes } from './v3/schedules.js'
+import { registerWorkflowReadV3 } from './v3/workflow-read.js'
 
 /** The routes of one AgentOS line: everything that differs between 2.9 and 3.0 is chosen here. */
 export function buildRouter(line: AgentOsLine): Router {
@@ -26,6 +27,7 @@ export function buildRouter(line: AgentOsLine): Router {
   const router = new Router()
   registerCoreRoutes(router, v3 ? homeV3 : home)
   if (!v3) registerModelsRoute(router)
+  if (v3) registerWorkflowReadV3(router)
   registerCatalogRoutes(router)
   if (v3) registerRunRoutes(router, createRunV3)
   else registerRunRoutes(router)

@@ -28,16 +28,25 @@ function contentFields(ctx: RequestContext): JsonObject {
 const view = (record: OwnedRecord) => ownedView(record, 'id')
 
 function requireContent(ctx: RequestContext): OwnedRecord | undefined {
-  const record = ctx.app.store.knowledge.get(ctx.params['content_id'] ?? '')
-  if (record === undefined) sendDetail(ctx.res, 404, 'Content not found')
+  const id = ctx.params['content_id'] ?? ''
+  const record = ctx.app.store.knowledge.get(id)
+  if (record === undefined) sendDetail(ctx.res, 404, `Content not found: ${id}`)
   return record
+}
+
+/**
+ * The owner a new content row gets. 3.0 stamps it from its own auth state only (V3-KNOW-1), which
+ * an open AgentOS does not have: none. The 2.9 demo keeps the `user_id` the client sent.
+ */
+function contentOwner(ctx: RequestContext): string | null {
+  return ctx.app.settings.agentos === '3.0' ? null : requestedUserId(ctx)
 }
 
 function uploadContent(ctx: RequestContext): void {
   if (!requireWellFormedForm(ctx)) return
   const files = ctx.body.files ?? []
   const textLength = Buffer.byteLength(inputField(ctx, 'text_content') ?? '')
-  const record = ctx.app.store.createOwned(ctx.app.store.knowledge, requestedUserId(ctx), {
+  const record = ctx.app.store.createOwned(ctx.app.store.knowledge, contentOwner(ctx), {
     ...contentFields(ctx),
     status: 'processing',
     size: files.reduce((total, file) => total + file.size, textLength),
@@ -54,11 +63,21 @@ export function registerKnowledgeRoutes(router: Router): void {
     .add('POST', '/knowledge/content', uploadContent)
     .add('DELETE', '/knowledge/content', (ctx) => {
       ctx.app.store.knowledge.clear()
-      sendJson(ctx.res, 200, { status: 'success' })
+      sendJson(ctx.res, 200, 'success')
     })
     .add('GET', '/knowledge/content/{content_id}', (ctx) => {
       const record = requireContent(ctx)
       if (record !== undefined) sendJson(ctx.res, 200, view(record))
+    })
+    .add('GET', '/knowledge/content/{content_id}/status', (ctx) => {
+      // an unknown id is a failed status, not a 404
+      const id = ctx.params['content_id'] ?? ''
+      const record = ctx.app.store.knowledge.get(id)
+      sendJson(ctx.res, 200, {
+        id,
+        status: record === undefined ? 'failed' : stringField(record.fields, 'status'),
+        status_message: record === undefined ? 'Content not found' : '',
+      })
     })
     .add('PATCH', '/knowledge/content/{content_id}', (ctx) => {
       const record = requireContent(ctx)
@@ -68,10 +87,10 @@ export function registerKnowledgeRoutes(router: Router): void {
       sendJson(ctx.res, 200, view(record))
     })
     .add('DELETE', '/knowledge/content/{content_id}', (ctx) => {
-      const record = requireContent(ctx)
-      if (record === undefined) return
-      ctx.app.store.knowledge.delete(record.id)
-      sendJson(ctx.res, 200, view(record))
+      // removes what is there and answers the id alone, whether there was anything or not
+      const id = ctx.params['content_id'] ?? ''
+      ctx.app.store.knowledge.delete(id)
+      sendJson(ctx.res, 200, { id })
     })
     .add('GET', '/knowledge/config', (ctx) =>
       sendJson(ctx.res, 200, {
@@ -90,7 +109,7 @@ export function registerKnowledgeRoutes(router: Router): void {
     })
     .add('POST', '/knowledge/remote-content', (ctx) => {
       if (!requireWellFormedForm(ctx)) return
-      const record = ctx.app.store.createOwned(ctx.app.store.knowledge, requestedUserId(ctx), {
+      const record = ctx.app.store.createOwned(ctx.app.store.knowledge, contentOwner(ctx), {
         ...contentFields(ctx),
         status: 'processing',
         size: 0,

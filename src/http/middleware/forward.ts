@@ -22,7 +22,9 @@ export function forward(deps: {
     const sentAt = performance.now()
     const route = state.route
     if (plan.rewriteResponse !== undefined) {
-      const response = plan.rewriteResponse(await upstream.fetch(request, BUFFERED_RESPONSE_LIMIT))
+      const response = await plan.rewriteResponse(
+        await upstream.fetch(request, BUFFERED_RESPONSE_LIMIT),
+      )
       metrics.observeUpstream(route, (performance.now() - sentAt) / 1000)
       ctx.status = response.status
       for (const [name, value] of Object.entries(response.headers)) {

@@ -11,9 +11,10 @@ import type { GatewayContext } from '../state.js'
 
 /**
  * Decides what reaches the upstream: identity enforcement makes the first plan (headers, pinned
- * query and body, response rewrites), then the stage of the surface the catalogue route names and
- * every stage that claims the request's shape turn it into the next, in order; the last plan is
- * the one forwarded. A stage may answer the request instead.
+ * query and body, response rewrites), then the stage of the surface the catalogue route names,
+ * every stage that claims the matched route and every stage that claims the request's shape turn
+ * it into the next, in order; the last plan is the one forwarded. A stage may answer the request
+ * instead.
  */
 export function planRequest(deps: { enforcer: IdentityEnforcer; stages: ForwardStages }) {
   const { enforcer, stages } = deps
@@ -48,6 +49,9 @@ export function planRequest(deps: { enforcer: IdentityEnforcer; stages: ForwardS
     const surface = state.match.route?.surface
     const own = surface === undefined ? undefined : stages.bySurface.get(surface)
     if (own !== undefined && !(await run(own))) return
+    for (const stage of stages.byRoute) {
+      if (stage.claimsRoute(state.match) && !(await run(stage))) return
+    }
     for (const stage of stages.byShape) {
       if (stage.claims(inbound.method, inbound.path) && !(await run(stage))) return
     }

@@ -1,6 +1,12 @@
 import type { AgentOsCatalogue } from './agentos-catalogue.js'
 import { AGENTOS_2_9, SCOPE_MAPPINGS_2_9 } from './agentos-2.9.js'
-import type { CatalogueRoute, HandlerCheck, OwnedResource, OwnershipVerb } from './route-facts.js'
+import {
+  RESOURCE_FAMILIES,
+  type CatalogueRoute,
+  type HandlerCheck,
+  type OwnedResource,
+  type OwnershipVerb,
+} from './route-facts.js'
 import type { DefaultScopeMapping } from './scope-patterns.js'
 
 /**
@@ -33,9 +39,13 @@ const QUEUE_ADMIN: HandlerCheck = Object.freeze({
   detail: QUEUE_ADMIN_REQUIRED,
 })
 
-function owned(resource: OwnedResource, verb: OwnershipVerb): HandlerCheck {
-  return { kind: 'ownership', resource, verb }
+function owned(resource: OwnedResource, verb: OwnershipVerb, notFound?: string): HandlerCheck {
+  return notFound === undefined
+    ? { kind: 'ownership', resource, verb }
+    : { kind: 'ownership', resource, verb, notFound }
 }
+
+const REFERENCES: HandlerCheck = Object.freeze({ kind: 'component-references' })
 
 /** Adds checks to a route of an earlier line (matched by method and path). */
 function withChecks(
@@ -48,13 +58,22 @@ function withChecks(
   })
 }
 
+/** `GET /agents/{id}`, `/teams/{id}`, `/workflows/{id}`: a read of one component. */
+const COMPONENT_READS: ReadonlySet<string> = new Set(
+  RESOURCE_FAMILIES.map((family) => `/${family}/{id}`),
+)
+
 /**
- * 2.9's routes, with 3.0's new handler checks: a run whose form names a draft `version`
- * (V3-DRAFT), and the identity a scoped caller needs under isolation (V3-ISO-1).
+ * 2.9's routes, with 3.0's new handler checks: a run whose form names a draft `version`, and a
+ * component read whose query does (V3-DRAFT-3, V3-DRAFT-2G), and the identity a scoped caller
+ * needs under isolation (V3-ISO-1).
  */
 const CHANGED_ROUTES = withChecks(AGENTOS_2_9.routes, (route) => {
   const checks: HandlerCheck[] = []
   if (route.identity === 'run') checks.push({ kind: 'draft-preview', field: 'form' })
+  if (route.method === 'GET' && COMPONENT_READS.has(route.path)) {
+    checks.push({ kind: 'draft-preview', field: 'query' })
+  }
   const scopedData =
     route.identity !== undefined &&
     route.identity !== 'listing' &&
@@ -111,7 +130,11 @@ const SCHEDULE_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'POST',
     path: '/schedules/{schedule_id}/trigger',
-    checks: [IDENTITY, owned('schedule', 'modify'), { kind: 'schedule-target', target: 'stored' }],
+    checks: [
+      IDENTITY,
+      owned('schedule', 'modify'),
+      { kind: 'schedule-target', target: 'triggered' },
+    ],
   },
   {
     method: 'GET',
@@ -121,14 +144,22 @@ const SCHEDULE_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'GET',
     path: '/schedules/{schedule_id}/runs/{run_id}',
-    checks: [IDENTITY, owned('schedule', 'read')],
+    // The handler reads the run alone, scoped to the caller: another owner's is the run's 404.
+    checks: [IDENTITY, owned('schedule', 'read', 'Schedule run not found')],
   },
 ]
 
-/** Components (V3-COMP-1 to V3-COMP-3): own and shared rows are visible; shared ones are read-only. */
+/**
+ * Components (V3-COMP-1 to V3-COMP-3): own and shared rows are visible; shared ones are read-only;
+ * a config may name only components the caller sees.
+ */
 const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   { method: 'GET', path: '/components', checks: [IDENTITY, owned('component', 'list')] },
-  { method: 'POST', path: '/components', checks: [IDENTITY, owned('component', 'create')] },
+  {
+    method: 'POST',
+    path: '/components',
+    checks: [IDENTITY, REFERENCES, owned('component', 'create')],
+  },
   {
     method: 'GET',
     path: '/components/{component_id}',
@@ -147,7 +178,7 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'POST',
     path: '/components/{component_id}/restore',
-    checks: [IDENTITY, owned('component', 'modify')],
+    checks: [IDENTITY, owned('component', 'restore')],
   },
   {
     method: 'GET',
@@ -157,7 +188,7 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'POST',
     path: '/components/{component_id}/configs',
-    checks: [IDENTITY, owned('component', 'modify')],
+    checks: [IDENTITY, owned('component', 'modify'), REFERENCES],
   },
   {
     method: 'GET',
@@ -172,7 +203,7 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   {
     method: 'PATCH',
     path: '/components/{component_id}/configs/{version}',
-    checks: [IDENTITY, owned('component', 'modify')],
+    checks: [IDENTITY, owned('component', 'modify'), REFERENCES],
   },
   {
     method: 'DELETE',
@@ -186,12 +217,41 @@ const COMPONENT_ROUTES: readonly CatalogueRoute[] = [
   },
 ]
 
-/** Knowledge content: uploads are owned, shared content is read-only (V3-KNOW-1). */
+/**
+ * Knowledge content (V3-KNOW-1, a choice of Portcullis by analogy with components): uploads are
+ * owned, a scoped caller sees its own and shared content, shared content is read-only to it, and
+ * it may not delete everything at once.
+ */
 const KNOWLEDGE_ROUTES: readonly CatalogueRoute[] = [
+  {
+    method: 'GET',
+    path: '/knowledge/content',
+    checks: [IDENTITY, owned('knowledge_content', 'list')],
+  },
   {
     method: 'POST',
     path: '/knowledge/content',
     checks: [IDENTITY, owned('knowledge_content', 'create')],
+  },
+  {
+    method: 'POST',
+    path: '/knowledge/remote-content',
+    checks: [IDENTITY, owned('knowledge_content', 'create')],
+  },
+  {
+    method: 'DELETE',
+    path: '/knowledge/content',
+    checks: [IDENTITY, owned('knowledge_content', 'delete-all')],
+  },
+  {
+    method: 'GET',
+    path: '/knowledge/content/{content_id}',
+    checks: [IDENTITY, owned('knowledge_content', 'read')],
+  },
+  {
+    method: 'GET',
+    path: '/knowledge/content/{content_id}/status',
+    checks: [IDENTITY, owned('knowledge_content', 'read')],
   },
   {
     method: 'PATCH',

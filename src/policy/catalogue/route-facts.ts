@@ -71,6 +71,10 @@ export type OwnershipVerb =
   | 'modify'
   /** Deletes one row: as `modify`, with the delete text. */
   | 'delete'
+  /** Restores an archived row: as `modify`, but a shared row is refused only while archived. */
+  | 'restore'
+  /** Deletes every row at once: a scoped caller would delete rows it may not (V3-KNOW-1). */
+  | 'delete-all'
 
 /**
  * A check AgentOS makes inside a route handler, from the request state an open instance never
@@ -83,12 +87,30 @@ export type HandlerCheck =
   | { readonly kind: 'admin-when-identified'; readonly detail: string }
   /** V3-ISO-1: under user isolation a non-admin caller must have a user identity. */
   | { readonly kind: 'identity-required' }
-  /** V3-SCHED-1: the schedule's target endpoint needs the admin scope or the target's run scope. */
-  | { readonly kind: 'schedule-target'; readonly target: 'body' | 'stored' | 'changed' }
-  /** V3-COMP, V3-SCHED-3, V3-KNOW: ownership of the resource the path (or the answer) names. */
-  | { readonly kind: 'ownership'; readonly resource: OwnedResource; readonly verb: OwnershipVerb }
+  /**
+   * V3-SCHED-1: the schedule's target endpoint needs the admin scope or the target's run scope.
+   * The target is the body's (create), the stored one (enable), the stored one of an enabled
+   * schedule (trigger: a disabled one is the handler's 409 first), or the body's fields over the
+   * stored ones when the body changes them (update).
+   */
+  | {
+      readonly kind: 'schedule-target'
+      readonly target: 'body' | 'stored' | 'triggered' | 'changed'
+    }
+  /**
+   * V3-COMP, V3-SCHED-3, V3-KNOW: ownership of the resource the path (or the answer) names;
+   * `notFound` the handler's 404 text when it is not the resource's own.
+   */
+  | {
+      readonly kind: 'ownership'
+      readonly resource: OwnedResource
+      readonly verb: OwnershipVerb
+      readonly notFound?: string
+    }
   /** V3-DRAFT: a draft `version` runs only for privileged callers and the component's owner. */
   | { readonly kind: 'draft-preview'; readonly field: 'form' | 'query' }
+  /** V3-COMP-2: the components a body's `config` names must be visible to the caller. */
+  | { readonly kind: 'component-references' }
   /** A2A-5: the deprecated dispatch needs the run scope of the family `X-Agent-ID` names. */
   | { readonly kind: 'a2a-dispatch' }
   /** A2A-5: a scoped caller's `tasks:get` must name a session of its own. */

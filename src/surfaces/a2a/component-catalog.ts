@@ -42,7 +42,7 @@ export class ComponentCatalog {
 
   async #fetch(): Promise<Catalog> {
     const { status, value } = await this.#lookup('/config')
-    if (status !== 200 || !isJsonObject(value)) throw lookupFailed('catalog')
+    if (status !== 200 || !isJsonObject(value)) throw lookupFailed('surfaces.catalog_lookup')
     const catalog = new Map<ResourceFamily, Set<string>>()
     for (const family of FAMILIES) {
       const list = value[family]

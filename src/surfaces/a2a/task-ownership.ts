@@ -30,7 +30,7 @@ export async function verifyTaskOwnership(
       `/sessions/${encodeURIComponent(contextId)}?${query.toString()}`,
     )
     if (status === 404) continue
-    if (status !== 200 || !isJsonObject(value)) throw lookupFailed('a2a_task')
+    if (status !== 200 || !isJsonObject(value)) throw lookupFailed('surfaces.a2a_task_lookup')
     if (value['user_id'] === owner && value[idKey] === target.id) return
   }
   throw taskNotFound()

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors.js'
+import type { Reason } from '../../reasons.js'
 import type { UpstreamClient } from '../../upstream/upstream-client.js'
 import { parseJson } from './json.js'
 
@@ -22,9 +23,10 @@ export function upstreamLookup(upstream: UpstreamClient, upstreamHost: string): 
   }
 }
 
+/** The reasons of a lookup that failed. */
+export type LookupReason = Extract<Reason, `${string}_lookup`>
+
 /** The decision needs an answer the upstream did not give: fail closed. */
-export function lookupFailed(what: 'catalog' | 'a2a_task' | 'mcp_run'): GatewayError {
-  return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', {
-    reason: `surfaces.${what}_lookup`,
-  })
+export function lookupFailed(reason: LookupReason): GatewayError {
+  return new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream unavailable', { reason })
 }

@@ -27,13 +27,14 @@ export async function runOwnershipRefusal(
   const base = `/sessions/${encodeURIComponent(sessionId)}`
   const session = await lookup(`${base}?${query}`)
   if (session.status === 404) return RUN_NOT_FOUND
-  if (session.status !== 200 || !isJsonObject(session.value)) throw lookupFailed('mcp_run')
+  if (session.status !== 200 || !isJsonObject(session.value))
+    throw lookupFailed('surfaces.mcp_run_lookup')
   const owner = session.value
   if (owner['user_id'] !== scopedUserId || owner[idKey] !== target.id) return RUN_NOT_FOUND
   const runs = await lookup(`${base}/runs?${query}`)
   if (runs.status === 404) return RUN_NOT_FOUND
   const list = runList(runs.value)
-  if (runs.status !== 200 || list === undefined) throw lookupFailed('mcp_run')
+  if (runs.status !== 200 || list === undefined) throw lookupFailed('surfaces.mcp_run_lookup')
   const owned = list.some(
     (run) => isJsonObject(run) && run['run_id'] === runId && run[idKey] === target.id,
   )

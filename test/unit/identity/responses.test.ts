@@ -31,7 +31,7 @@ void t.test('RBAC-2: listings keep only accessible ids (RBAC-2, AUTH-8)', async 
       'accept-encoding' in sentUpstream(plan, ['Accept-Encoding', 'gzip']),
       `${path}: asked uncompressed`,
     )
-    const response = plan.rewriteResponse?.(json(agents))
+    const response = await plan.rewriteResponse?.(json(agents))
     t.same(JSON.parse(response?.body.toString() ?? ''), [{ id: 'a1', name: 'One' }], path)
     t.equal(
       response?.headers['content-length'],
@@ -48,7 +48,7 @@ void t.test('RBAC-2: listings keep only accessible ids (RBAC-2, AUTH-8)', async 
   const none = await gateway.plan(
     planInput({ principal, path: '/agents', accessibleIds: new Set() }),
   )
-  t.equal(none.rewriteResponse?.(json(agents)).body.toString(), '[]')
+  t.equal((await none.rewriteResponse?.(json(agents)))?.body.toString(), '[]')
 
   const plan = await gateway.plan(
     planInput({ principal, path: '/agents', accessibleIds: new Set(['a1']) }),
@@ -92,7 +92,7 @@ void t.test('INFO-1: GET /info reports the gateway mode (INFO-1)', async (t) => 
   const upstream = json({ os_id: 'os-1', auth_mode: 'none', mcp: { oauth: null } })
   for (const mode of ['jwt', 'security_key', 'none'] as const) {
     const plan = await enforcer({}, mode).plan(planInput({ principal: ANONYMOUS, path: '/info' }))
-    const response = plan.rewriteResponse?.(upstream)
+    const response = await plan.rewriteResponse?.(upstream)
     t.same(
       JSON.parse(response?.body.toString() ?? ''),
       { os_id: 'os-1', auth_mode: mode, mcp: { oauth: null } },

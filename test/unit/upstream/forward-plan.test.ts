@@ -170,8 +170,17 @@ void t.test('response rewrites run in the order the stages added them', async (t
   const order: string[] = []
   const first = thenRewriteResponse(PASS_THROUGH, (r) => (order.push('identity'), r))
   const second = thenRewriteResponse(first, (r) => (order.push('discovery'), r))
-  second.rewriteResponse?.(response({}))
+  await second.rewriteResponse?.(response({}))
   t.same(order, ['identity', 'discovery'])
+  // An asynchronous rewrite (one that records or looks up first) is awaited before the next.
+  const later = thenRewriteResponse(PASS_THROUGH, async (r) => {
+    await new Promise((resolve) => setImmediate(resolve))
+    order.push('owners')
+    return { ...r, status: 201 }
+  })
+  const last = thenRewriteResponse(later, (r) => (order.push(`after ${r.status}`), r))
+  t.equal((await last.rewriteResponse?.(response({})))?.status, 201)
+  t.same(order.slice(2), ['owners', 'after 201'])
 })
 
 void t.test(
@@ -188,7 +197,7 @@ void t.test(
     t.notOk(stage.claims('GET', '/agents'))
     const final = (await stage.plan(request, identity)) as ForwardPlan
     t.same(snapshot(identity), before)
-    const rewritten = final.rewriteResponse?.(
+    const rewritten = await final.rewriteResponse?.(
       response({ url: 'http://runtime:8000/a2a', auth_mode: 'none' }),
     )
     t.same(JSON.parse(rewritten?.body.toString() ?? ''), {
