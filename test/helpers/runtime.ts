@@ -7,16 +7,17 @@ import {
 } from '../../demo/runtime/index.js'
 import { AGENTOS_2_9 } from './agentos-upstream.js'
 import type { Teardown } from './gateway.js'
+import { SUITE_AGENTOS_LINE } from './suite-line.js'
 
 /**
- * The demo AgentOS runtime on port 0, closed at teardown. It behaves as an open AgentOS 2.9.0;
- * `{ agentos: '3.0' }` makes it an open AgentOS 3.0.0a3.
+ * The demo AgentOS runtime on port 0, closed at teardown. It behaves as an open AgentOS of the
+ * suite's line (2.9.0 or 3.0.0a3) unless `agentos` chooses.
  */
 export async function startRuntime(
   t: Teardown,
   options: AgentRuntimeOptions = {},
 ): Promise<AgentRuntime> {
-  const runtime = await startAgentRuntime(options)
+  const runtime = await startAgentRuntime({ agentos: SUITE_AGENTOS_LINE, ...options })
   t.teardown(() => runtime.close())
   return runtime
 }
