@@ -44,6 +44,9 @@ const SCOPES = [
   'traces:read',
   'metrics:read',
   'config:read',
+  'components:read',
+  'knowledge:write',
+  'learnings:read',
 ]
 const idless = await jwt(SCOPES, { sub: null })
 const emptySub = await jwt(SCOPES, { sub: '' })
@@ -80,10 +83,14 @@ const SCOPED_ROUTES: [string, string, { json?: unknown; form?: Record<string, st
   ],
   ['GET', '/traces', {}],
   ['GET', '/metrics', {}],
+  ['GET', '/components', {}],
+  ['GET', '/components/x', {}],
+  ['PATCH', '/knowledge/content/c1', { json: { name: 'renamed' } }],
+  ['GET', '/learnings', {}],
 ]
 
 void t.test(
-  `V3-ISO-1 JI: a JWT with scopes but no sub → 403 "${MISSING_IDENTITY}" on sessions, memories, runs, schedules, traces, metrics`,
+  `V3-ISO-1 JI: a JWT with scopes but no sub → 403 "${MISSING_IDENTITY}" on sessions, memories, runs, schedules, traces, metrics, components, knowledge writes, learnings`,
   async (t) => {
     for (const [method, path, body] of SCOPED_ROUTES) {
       const reply = await JI.call(method, path, { token: idless, ...body })
