@@ -1,0 +1,3 @@
+import { runOnLine } from './line.js'
+
+await runOnLine('3.0', () => import('./c-rbac-resources.js'))
