@@ -6,7 +6,7 @@
  * a busy machine; a container's small /dev/shm (64 MB by default) is not used.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs'
 import { join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath, URL } from 'node:url'
@@ -35,7 +35,10 @@ function memoryHasRoom() {
 /** Before the suite: a fresh scratch directory in memory, when there is room for one. */
 export function prepareScratchDir() {
   removeScratchDir()
-  if (memoryHasRoom()) mkdirSync(SCRATCH_DIR, { mode: 0o700 })
+  if (!memoryHasRoom()) return
+  mkdirSync(SCRATCH_DIR)
+  // As /tmp: the PostgreSQL tests' server runs as another user, in directories made here.
+  chmodSync(SCRATCH_DIR, 0o1777)
 }
 
 /** After the suite. */
