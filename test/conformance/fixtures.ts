@@ -172,7 +172,7 @@ export async function call(
     headers,
     ...(body === undefined ? {} : { body }),
   })
-  if (runtime.requests.length > 1) throw new Error(`${runtime.requests.length} upstream requests`)
+  const upstream = forwardedRequest(runtime.requests, method, path)
   let parsed: unknown
   try {
     parsed = response.text === '' ? undefined : JSON.parse(response.text)
@@ -189,8 +189,25 @@ export async function call(
     text: response.text,
     body: parsed,
     detail,
-    upstream: runtime.requests[0],
+    upstream,
   }
+}
+
+/**
+ * The one request the gateway forwarded for a call: the upstream may also have seen the gateway's
+ * own reads made to decide it (a schedule's stored target, an owner), of other methods or paths.
+ */
+function forwardedRequest(
+  requests: readonly RecordedRequest[],
+  method: string,
+  path: string,
+): RecordedRequest | undefined {
+  const target = path.split('?')[0]
+  const forwarded = requests.filter(
+    (request) => request.method === method && request.rawUrl.split('?')[0] === target,
+  )
+  if (forwarded.length > 1) throw new Error(`${forwarded.length} upstream requests`)
+  return forwarded[0]
 }
 
 /** The ids of a listing body. */
