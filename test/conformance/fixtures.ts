@@ -202,12 +202,20 @@ function forwardedRequest(
   method: string,
   path: string,
 ): RecordedRequest | undefined {
-  const target = path.split('?')[0]
+  const target = withoutTrailingSlashes(path)
   const forwarded = requests.filter(
-    (request) => request.method === method && request.rawUrl.split('?')[0] === target,
+    (request) =>
+      request.method === method &&
+      (withoutTrailingSlashes(request.rawUrl) === target || request.path === target),
   )
   if (forwarded.length > 1) throw new Error(`${forwarded.length} upstream requests`)
   return forwarded[0]
+}
+
+/** A path without its query and trailing slashes, as the gateway forwards it (PATH-1). */
+function withoutTrailingSlashes(path: string): string {
+  const bare = (path.split('?')[0] ?? '').replace(/\/+$/, '')
+  return bare === '' ? '/' : bare
 }
 
 /** The ids of a listing body. */

@@ -103,7 +103,7 @@ void t.test(
 void t.test(
   'V3-A2A-1 contrast, the 2.9 line: the dispatch is checked against the family looked up (403 for a team without teams:run)',
   async (t) => {
-    const runtime29 = await startRuntime(t)
+    const runtime29 = await startRuntime(t, { agentos: '2.9' })
     const J29 = await stack(t, runtime29, jConfig(), {}, { agentOsLine: '2.9' })
     const reply = await J29.call(
       'POST',
@@ -111,6 +111,11 @@ void t.test(
       dispatch(await jwt(['agents:run']), 't1'),
     )
     t.same([reply.status, reply.detail], [403, 'Insufficient permissions to run this team'])
-    t.equal(reply.upstream?.path, '/config', 'only its look-up of the family reached the upstream')
+    t.equal(reply.upstream, undefined, 'the dispatch itself was not forwarded')
+    t.same(
+      runtime29.requests.map((request) => request.path),
+      ['/config'],
+      'only its look-up of the family reached the upstream',
+    )
   },
 )

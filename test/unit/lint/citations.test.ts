@@ -16,7 +16,7 @@ const OUTSIDE = [
   /\bchecklist \d+/i,
 ]
 const CITED =
-  /\b(AUTH|CONF|PATH|JWT|TOKEN|PAT|ROUTE|SCOPE|RBAC|MINT|SA|ISO|IDENT|INFO|MCP|A2A|AGUI|WS|DISC|FORM|HEAD|OWN)-\d+\b(?!-)/g
+  /\b(?:(AUTH|CONF|PATH|JWT|TOKEN|PAT|ROUTE|SCOPE|RBAC|MINT|SA|ISO|IDENT|INFO|MCP|A2A|AGUI|WS|DISC|FORM|HEAD|OWN)-\d+|V3-[A-Z]+-\d+G?)\b(?!-)/g
 
 function sources(): string[] {
   return ['src/', 'test/'].flatMap((dir) =>
@@ -45,7 +45,9 @@ void t.test('no source or test cites a document outside the repository', async (
 
 void t.test('every id cited is defined in docs/agentos-compatibility.md', async (t) => {
   const doc = readFileSync(new URL('docs/agentos-compatibility.md', ROOT), 'utf8')
-  const defined = new Set([...doc.matchAll(/\*\*([A-Z0-9]+-\d+)\*\*/g)].map((match) => match[1]))
+  const defined = new Set(
+    [...doc.matchAll(/\*\*((?:V3-)?[A-Z0-9]+-\d+G?)\*\*/g)].map((match) => match[1]),
+  )
   t.ok(defined.size > 60, `${defined.size} rules defined`)
   const undefinedIds = new Set<string>()
   for (const file of sources()) {
