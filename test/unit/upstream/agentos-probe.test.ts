@@ -22,7 +22,7 @@ const counted: string[] = []
 
 function client(t: Test, url: string, upstream: Record<string, unknown> = {}): UpstreamClient {
   const upstreamClient = new UpstreamClient(
-    testConfig({ upstream: { url, ...upstream } }).upstream,
+    testConfig({ upstream: { url, ...upstream }, auth: { open: true } }).upstream,
     (kind) => counted.push(kind),
   )
   t.teardown(() => upstreamClient.close())
