@@ -26,6 +26,7 @@ import {
 import { probeAgentOsLine } from './upstream/agentos-probe.js'
 import { UpstreamClient } from './upstream/upstream-client.js'
 import { WebSocketAdmission } from './http/websocket-limits.js'
+import { McpProtocolVersions } from './surfaces/mcp/protocol-versions.js'
 import { createLogger, type Logger } from './logger.js'
 import { Metrics } from './metrics.js'
 import { settingName } from './startup-error.js'
@@ -131,6 +132,7 @@ export async function createGateway(
       maxConnections: config.server.max_websocket_connections,
       maxPerClient: config.server.max_websocket_connections_per_client,
     }),
+    mcpVersions: new McpProtocolVersions(logger),
   }
   metrics.reportInFlight(() => shared.inFlight.count)
   metrics.reportAgentOs(() => agentos.labels())

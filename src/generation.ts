@@ -32,6 +32,7 @@ import { RouteCatalogue } from './policy/catalogue/route-catalogue.js'
 import { Grants } from './policy/grants.js'
 import { ServiceAccountsApi } from './service-accounts/api/service-accounts-api.js'
 import type { ServiceAccounts } from './service-accounts/start-service-accounts.js'
+import type { McpProtocolVersions } from './surfaces/mcp/protocol-versions.js'
 import { createSurfaces, interfaceRoutes, publicInterfaceRoutes } from './surfaces/index.js'
 import type { UpstreamClient } from './upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from './upstream/upstream-headers.js'
@@ -46,6 +47,8 @@ export interface SharedParts {
   readonly inFlight: InFlight
   readonly accessLog: AccessLog
   readonly webSockets: WebSocketAdmission
+  /** What each MCP exchange speaks (learned from traffic, so it outlives a reload). */
+  readonly mcpVersions: McpProtocolVersions
 }
 
 /** The AgentOS line a generation decides with, and what follows from how it was chosen. */
@@ -150,6 +153,7 @@ export async function createGeneration(
       watch,
       acceptWorkflow: acceptor.port(config.interfaces.workflow_websocket.max_message_bytes),
       logger,
+      mcpVersions: shared.mcpVersions,
     })
     const api =
       serviceAccounts === undefined

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ParsedBody } from './body.js'
+import type { McpSessions } from './routes/mcp-protocol.js'
 import type { DemoStore } from './store.js'
 import type { AgentOsLine, RecordedRequest } from './types.js'
 import type { ComponentCatalog } from './v3/catalog.js'
@@ -26,6 +27,8 @@ export interface AppState {
   jobs: JobQueue
   schedules: ScheduleStore
   catalog: ComponentCatalog
+  /** the MCP server's sessions and the revision each negotiated */
+  mcpSessions: McpSessions
 }
 
 export interface RequestContext {

@@ -5,6 +5,7 @@ import type { AppState } from './context.js'
 import { LINES } from './lines.js'
 import { handleHttpRequest } from './pipeline.js'
 import { buildRouter } from './routes/index.js'
+import { McpSessions } from './routes/mcp-protocol.js'
 import { DemoStore } from './store.js'
 import type {
   AgentRuntime,
@@ -35,6 +36,7 @@ export async function startAgentRuntime(options: AgentRuntimeOptions = {}): Prom
     jobs: new JobQueue(),
     schedules: new ScheduleStore(),
     catalog: new ComponentCatalog(),
+    mcpSessions: new McpSessions(),
   }
   const router = buildRouter(line)
   const requests: RecordedRequest[] = []

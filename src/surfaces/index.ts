@@ -9,6 +9,7 @@ import type { LocalEndpoint } from '../http/upgrade.js'
 import type { AcceptPort } from '../http/websocket-acceptor.js'
 import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { Logger } from '../logger.js'
+import type { McpProtocolVersions } from './mcp/protocol-versions.js'
 import type { RouteCatalogue } from '../policy/catalogue/route-catalogue.js'
 import type { SurfaceName } from '../policy/catalogue/route-facts.js'
 import type { Grants } from '../policy/grants.js'
@@ -48,6 +49,8 @@ export interface SurfaceDeps {
   /** Completes the handshakes of the workflow endpoint (its own frame-size bound). */
   readonly acceptWorkflow: AcceptPort
   readonly logger: Logger
+  /** What each MCP exchange speaks; kept across config reloads. */
+  readonly mcpVersions: McpProtocolVersions
 }
 
 export interface Surfaces {
@@ -80,6 +83,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     ...scoping,
     lookup,
     defaultScopes: deps.catalogue.defaultScopes,
+    versions: deps.mcpVersions,
   })
   const a2a = a2aSurface({ settings: interfaces.a2a, bodyLimits, ...scoping, lookup })
   const agui = aguiSurface({ settings: interfaces.agui, bodyLimits })

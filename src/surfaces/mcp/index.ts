@@ -9,6 +9,7 @@ import type { UpstreamLookup } from '../common/upstream-lookup.js'
 import { McpHostGuard } from './host-guard.js'
 import { mcpChallenge } from './challenge.js'
 import { mcpStage } from './mcp-stage.js'
+import type { McpProtocolVersions } from './protocol-versions.js'
 import { McpToolPolicy } from './tool-policy.js'
 
 export interface McpSurface {
@@ -29,6 +30,8 @@ export function mcpSurface(deps: {
   readonly lookup: UpstreamLookup
   /** The AgentOS line's default table (tools are checked against it alone). */
   readonly defaultScopes: RouteTable
+  /** The process's record of what each MCP exchange speaks. */
+  readonly versions: McpProtocolVersions
 }): McpSurface {
   const { settings, grants, userIsolation, lookup, defaultScopes } = deps
   return {
@@ -45,6 +48,7 @@ export function mcpSurface(deps: {
         allowedHosts: settings.allowed_hosts,
         allowedOrigins: settings.allowed_origins,
       }),
+      versions: deps.versions,
     }),
   }
 }

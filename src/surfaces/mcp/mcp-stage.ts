@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ForwardStage, LocalAnswer, StageRequest } from '../../http/stage.js'
 import { thenRewriteResponse, type ForwardPlan } from '../../upstream/forward-plan.js'
-import { inspectMcpBody, jsonRpcError } from './messages.js'
+import { inspectMcpBody, jsonRpcError, NO_REQUEST_ID } from './messages.js'
 import type { McpHostGuard } from './host-guard.js'
+import { initializeRequest, learnFromInitialize } from './initialize-exchange.js'
+import { sessionIdOf, type McpProtocolVersions } from './protocol-versions.js'
 import { mergeLocalErrors } from './response.js'
 import type { McpToolPolicy } from './tool-policy.js'
 import { readPlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
@@ -13,14 +15,17 @@ export interface McpStageDeps {
   readonly bodyLimits: JsonBodyLimits
   readonly policy: McpToolPolicy
   readonly guard: McpHostGuard
+  /** What each exchange speaks, so that local answers are valid in it (MCP-8). */
+  readonly versions: McpProtocolVersions
 }
 
 /**
  * The MCP endpoint after authentication (MCP-7 is the pipeline's: a credential is
  * needed whenever the gateway is not open): the host guard, then the per-tool gate on JSON-RPC
  * `tools/call` requests. A refused call is answered here as AgentOS answers a tool that raised, a
- * tool result with `isError` (HTTP 200); the rest of a batch goes upstream and the refusals are
- * merged into its answer.
+ * tool result with `isError` (HTTP 200) in the protocol version the exchange speaks; the rest of
+ * a batch goes upstream and the refusals are merged into its answer. An `initialize` exchange is
+ * watched for the version it negotiates, and a DELETE of the session forgets it (MCP-8).
  */
 export function mcpStage(deps: McpStageDeps): ForwardStage {
   return { plan: (request, plan) => planMcp(request, plan, deps) }
@@ -34,19 +39,32 @@ async function planMcp(
   const headers = request.inbound.headers
   const refusal = deps.guard.check(headers)
   if (refusal !== undefined) return { status: 400, body: refusal, reason: `mcp.${refusal.error}` }
-  if (!deps.inspect || request.inbound.method !== 'POST') return plan
+  if (!deps.inspect) return plan
+  if (request.inbound.method === 'DELETE') {
+    const session = sessionIdOf(headers['mcp-session-id'])
+    if (session !== undefined) deps.versions.forget(session)
+    return plan
+  }
+  if (request.inbound.method !== 'POST') return plan
   const read = await readPlannedJson(request, plan, deps.bodyLimits)
   if (read.json === undefined) return read.plan
   if ('invalid' in read.json) {
     return {
       status: 400,
-      body: jsonRpcError(null, -32700, 'Parse error'),
+      body: jsonRpcError(NO_REQUEST_ID, -32700, 'Parse error'),
       reason: 'mcp.parse_error',
     }
   }
+  const body = read.json.value
+  const initialize = initializeRequest(body)
+  if (initialize !== undefined) {
+    return thenRewriteResponse(read.plan, learnFromInitialize(deps.versions, initialize))
+  }
   const principal = request.principal
-  const inspection = await inspectMcpBody(read.json.value, (name, args) =>
-    deps.policy.decide(principal, name, args),
+  const inspection = await inspectMcpBody(
+    body,
+    (name, args) => deps.policy.decide(principal, name, args),
+    () => deps.versions.versionOf(headers, body),
   )
   if (!inspection.changed) return read.plan
   if (inspection.forward === undefined) {

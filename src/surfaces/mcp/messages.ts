@@ -1,4 +1,5 @@
 import { isJsonObject, objectMember, type JsonObject } from '../common/json.js'
+import { resultsCarryType, type McpVersion } from './protocol-versions.js'
 import type { ToolDecision } from './tool-policy.js'
 
 export interface McpInspection {
@@ -14,28 +15,48 @@ export interface McpInspection {
 
 export type ToolDecider = (name: string, args: JsonObject) => Promise<ToolDecision>
 
-export function jsonRpcError(id: unknown, code: number, message: string): JsonObject {
-  return { jsonrpc: '2.0', id: id ?? null, error: { code, message } }
+/**
+ * The id of an error answering no readable request, as the MCP SDK's streamable-HTTP transport
+ * writes it: a string, which every revision's `RequestId` accepts (`null` is valid in none).
+ */
+export const NO_REQUEST_ID = 'server-error'
+
+/** A JSON-RPC error response; the same shape in every revision (MCP-8). */
+export function jsonRpcError(id: string | number, code: number, message: string): JsonObject {
+  return { jsonrpc: '2.0', id, error: { code, message } }
 }
 
 /**
  * What AgentOS's MCP server (fastmcp over the MCP SDK) answers when a tool raises: a successful
  * JSON-RPC response holding a `CallToolResult` with `isError`, the text prefixed by fastmcp
  * (`Error calling tool {name!r}: …`). Clients raise a ToolError for it and keep the session.
- * Keys in the SDK's serialization order (MCP-1).
+ * Keys in the SDK's serialization order (MCP-1); from 2026-07-28 the result carries
+ * `resultType: "complete"`, which that revision requires of every result (MCP-8).
  */
-export function toolErrorResult(id: unknown, tool: string, message: string): JsonObject {
+export function toolErrorResult(
+  id: unknown,
+  tool: string,
+  message: string,
+  version: McpVersion,
+): JsonObject {
   // Python's repr of the name; only built-in tools (plain identifiers) are refused here.
   const text = `Error calling tool '${tool}': ${message}`
-  return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+  const result: JsonObject = { content: [{ type: 'text', text }], isError: true }
+  if (resultsCarryType(version)) result['resultType'] = 'complete'
+  return { jsonrpc: '2.0', id, result }
 }
 
 /**
  * Applies the tool policy to every `tools/call` of a JSON-RPC message or batch. A refused call
- * is taken out and answered locally (nothing, for a notification); an allowed one may have its
- * arguments rewritten. Other messages pass untouched.
+ * is taken out and answered locally (nothing, for a notification) in the exchange's version,
+ * asked for only then; an allowed one may have its arguments rewritten. Other messages pass
+ * untouched.
  */
-export async function inspectMcpBody(value: unknown, decide: ToolDecider): Promise<McpInspection> {
+export async function inspectMcpBody(
+  value: unknown,
+  decide: ToolDecider,
+  versionOf: () => McpVersion,
+): Promise<McpInspection> {
   const batch = Array.isArray(value)
   const messages: readonly unknown[] = Array.isArray(value) ? value : [value]
   const kept: unknown[] = []
@@ -51,7 +72,7 @@ export async function inspectMcpBody(value: unknown, decide: ToolDecider): Promi
     if (decision.kind === 'deny') {
       changed = true
       if ('id' in call.message) {
-        errors.push(toolErrorResult(call.message['id'], call.name, decision.message))
+        errors.push(toolErrorResult(call.message['id'], call.name, decision.message, versionOf()))
       }
       continue
     }

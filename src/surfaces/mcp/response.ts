@@ -2,7 +2,8 @@ import type { BufferedResponse } from '../../upstream/upstream-client.js'
 import { parseJson } from '../common/json.js'
 import type { JsonObject } from '../common/json.js'
 
-function header(response: BufferedResponse, name: string): string {
+/** A header of an upstream answer, its first value when repeated; '' when absent. */
+export function responseHeader(response: BufferedResponse, name: string): string {
   const value = response.headers[name]
   return (Array.isArray(value) ? value[0] : value) ?? ''
 }
@@ -29,8 +30,9 @@ export function mergeLocalErrors(
   if (response.status === 202 || (response.status === 200 && response.body.length === 0)) {
     return { ...withBody(response, JSON.stringify(errors), 'application/json'), status: 200 }
   }
-  if (response.status !== 200 || header(response, 'content-encoding') !== '') return response
-  const type = header(response, 'content-type').toLowerCase()
+  if (response.status !== 200 || responseHeader(response, 'content-encoding') !== '')
+    return response
+  const type = responseHeader(response, 'content-type').toLowerCase()
   if (type.startsWith('text/event-stream')) {
     const text = response.body.toString('utf8')
     // The upstream's line end (sse-starlette writes CRLF) ends our events too.

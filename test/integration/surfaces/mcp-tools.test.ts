@@ -239,9 +239,10 @@ void t.test('streamable HTTP: an SSE answer streams through', async (t) => {
 void t.test('a body that is not JSON is a JSON-RPC parse error', async (t) => {
   const token = await jwt(['agents:run'])
   const reply = await J.call('POST', '/mcp', { token, raw: '{"jsonrpc": "2.0", "id": NaN}' })
+  // The id the SDK's transport names an error for no readable request: null is no RequestId.
   t.same(
     [reply.status, reply.body],
-    [400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }],
+    [400, { jsonrpc: '2.0', id: 'server-error', error: { code: -32700, message: 'Parse error' } }],
   )
   t.equal(reply.upstream, undefined)
 })

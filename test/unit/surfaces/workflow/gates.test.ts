@@ -111,3 +111,30 @@ void t.test('reconnect under isolation needs a workflow_id, admins excepted', as
     kind: 'relay',
   })
 })
+
+void t.test(
+  'WS-4: the configured admin scope makes an admin, the literal default does not',
+  async (t) => {
+    const custom: GateSettings = { ...ISOLATED, grants: new Grants('platform:admin') }
+    const configured = jwtPrincipal(['platform:admin'], 'root')
+    t.match(
+      gateWorkflowAction('reconnect', { run_id: 'r' }, configured, custom),
+      { kind: 'relay' },
+      'the configured scope skips the reconnect checks',
+    )
+    t.same(
+      gateWorkflowAction('start-workflow', { workflow_id: 'w1' }, configured, custom),
+      { kind: 'relay', message: { workflow_id: 'w1', user_id: 'root' }, changed: true },
+      'and user_id is only a default',
+    )
+    const literal = jwtPrincipal([ADMIN], 'root')
+    t.same(gateWorkflowAction('reconnect', { run_id: 'r' }, literal, custom), {
+      kind: 'refuse',
+      frame: { event: 'error', error: WORKFLOW_ID_REQUIRED },
+    })
+    t.same(gateWorkflowAction('reconnect', { workflow_id: 'w1' }, literal, custom), {
+      kind: 'refuse',
+      frame: { event: 'error', error: 'Insufficient permissions to reconnect to this workflow' },
+    })
+  },
+)
