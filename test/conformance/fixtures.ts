@@ -17,7 +17,7 @@ import {
   type TestGateway,
 } from '../helpers/gateway.js'
 import { fixtures, signJwt } from '../helpers/jwt.js'
-import { httpRequest } from '../helpers/raw-http.js'
+import { httpRequest, jsonReply } from '../helpers/raw-http.js'
 
 /** The checklist's K: the HS256 secret every J-fixture token is signed with. */
 export const K = fixtures.hmacSecret()
@@ -173,16 +173,7 @@ export async function call(
     ...(body === undefined ? {} : { body }),
   })
   const upstream = forwardedRequest(runtime.requests, method, path)
-  let parsed: unknown
-  try {
-    parsed = response.text === '' ? undefined : JSON.parse(response.text)
-  } catch {
-    parsed = undefined
-  }
-  const detail =
-    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as { detail?: unknown }).detail
-      : undefined
+  const { body: parsed, detail } = jsonReply(response.text)
   return {
     status: response.status,
     headers: response.headers,

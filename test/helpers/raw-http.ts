@@ -13,6 +13,21 @@ export interface HttpResult {
   json(): unknown
 }
 
+/** A response body as JSON (undefined when empty or not JSON) and its `detail`, when it has one. */
+export function jsonReply(text: string): { body: unknown; detail: unknown } {
+  let body: unknown
+  try {
+    body = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  const detail =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as { detail?: unknown }).detail
+      : undefined
+  return { body, detail }
+}
+
 export interface HttpOptions {
   readonly method?: string
   /** Sent verbatim as the request target (node:http does not normalize `..` as fetch does). */

@@ -11,7 +11,7 @@ import type { AgentOsLine } from '../../../src/policy/catalogue/agentos-line.js'
 import type { ResourceOwners } from '../../../src/service-accounts/resource-owners.js'
 import { startGateway, type ConfigInput, type TestGateway } from '../../helpers/gateway.js'
 import { fixtures, signJwt } from '../../helpers/jwt.js'
-import { httpRequest } from '../../helpers/raw-http.js'
+import { httpRequest, jsonReply } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
 
 export const K = fixtures.hmacSecret()
@@ -125,16 +125,7 @@ async function send(
     headers,
     ...(body === undefined ? {} : { body }),
   })
-  let parsed: unknown
-  try {
-    parsed = response.text === '' ? undefined : JSON.parse(response.text)
-  } catch {
-    parsed = undefined
-  }
-  const detail =
-    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as { detail?: unknown }).detail
-      : undefined
+  const { body: parsed, detail } = jsonReply(response.text)
   const bare = path.split('?')[0]
   return {
     status: response.status,
