@@ -180,7 +180,18 @@ const SECURITY_SELECTORS = [
 ]
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/', 'helm/', 'data/', 'scratch/'] },
+  {
+    ignores: [
+      'dist/',
+      '.build/',
+      'node_modules/',
+      '.tap/',
+      'coverage/',
+      'helm/',
+      'data/',
+      'scratch/',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,10 +1,9 @@
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { PACKAGE_ROOT } from '../src/package-root.js'
 import { helmValuesSchema } from './helm-values-schema.js'
 import { formatLikePrettier } from './prettier-format.js'
 
-export const HELM_VALUES_SCHEMA_PATH = fileURLToPath(
-  new URL('../helm/portcullis/values.schema.json', import.meta.url),
-)
+export const HELM_VALUES_SCHEMA_PATH = join(PACKAGE_ROOT, 'helm/portcullis/values.schema.json')
 
 /** The text of helm/portcullis/values.schema.json, formatted as `prettier --check` expects. */
 export async function renderHelmValuesSchema(): Promise<string> {

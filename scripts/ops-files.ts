@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { grafanaDashboard } from './grafana-dashboard.js'
+import { PACKAGE_ROOT as ROOT } from '../src/package-root.js'
 import { formatLikePrettier } from './prettier-format.js'
-
-const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
 export const DASHBOARD_PATH = 'deploy/grafana/portcullis-dashboard.json'
 export const ALERTS_PATH = 'deploy/prometheus/portcullis-alerts.yaml'
@@ -19,9 +18,9 @@ export const CHART_ALERTS_PATH = 'helm/portcullis/files/portcullis-alerts.yaml'
 export async function renderOpsFiles(): Promise<Map<string, string>> {
   const dashboard = await formatLikePrettier(
     JSON.stringify(grafanaDashboard()),
-    `${ROOT}${DASHBOARD_PATH}`,
+    join(ROOT, DASHBOARD_PATH),
   )
-  const alerts = readFileSync(`${ROOT}${ALERTS_PATH}`, 'utf8')
+  const alerts = readFileSync(join(ROOT, ALERTS_PATH), 'utf8')
   return new Map([
     [DASHBOARD_PATH, dashboard],
     [CHART_DASHBOARD_PATH, dashboard],
@@ -30,5 +29,5 @@ export async function renderOpsFiles(): Promise<Map<string, string>> {
 }
 
 export function repositoryPath(path: string): string {
-  return `${ROOT}${path}`
+  return join(ROOT, path)
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { PACKAGE_ROOT } from './package-root.js'
 
 /** The build a process runs: `portcullis --version`, `portcullis_build_info`, the start-up line. */
 export interface BuildInfo {
@@ -21,8 +22,6 @@ export const UNKNOWN_COMMIT = 'unknown'
 /** A commit as a label value may carry it: a hash, a tag, a `describe` output. */
 const COMMIT_NAME = /^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/
 
-/** The package root: one level above src/ (running from source) or dist/ (built). */
-const PACKAGE_ROOT = new URL('../', import.meta.url)
 export const BUILD_RECORD_FILE = 'build-info.json'
 
 export function isCommitName(value: string): boolean {
@@ -31,7 +30,7 @@ export function isCommitName(value: string): boolean {
 
 /** The version in package.json. */
 export function packageVersion(): string {
-  const text = readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')
+  const text = readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')
   return (JSON.parse(text) as { version: string }).version
 }
 
@@ -79,7 +78,7 @@ export function buildInfo(): BuildInfo {
   const record = readBuildRecord()
   cached = {
     version: record?.version ?? packageVersion(),
-    commit: record?.commit ?? commitFromGit(fileURLToPath(PACKAGE_ROOT)) ?? UNKNOWN_COMMIT,
+    commit: record?.commit ?? commitFromGit(PACKAGE_ROOT) ?? UNKNOWN_COMMIT,
     nodeVersion: process.version,
   }
   return cached

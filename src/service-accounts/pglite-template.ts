@@ -3,8 +3,8 @@ import { readdir, rename, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { fileURLToPath } from 'node:url'
 import { constants, createBrotliCompress, createBrotliDecompress } from 'node:zlib'
+import { PACKAGE_ROOT } from '../package-root.js'
 import { LOCK_FILE } from './data-dir-lock.js'
 
 /**
@@ -18,7 +18,7 @@ import { LOCK_FILE } from './data-dir-lock.js'
  * the default configuration, and the cluster's system identifier, which every store made from
  * the same template shares (it only tells WAL archives of different clusters apart).
  */
-const TEMPLATE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'store-template')
+const TEMPLATE_DIR = join(PACKAGE_ROOT, 'store-template')
 
 /** Written last and unpacked last: until it exists, a directory counts as not initialised. */
 const VERSION_FILE = 'PG_VERSION'

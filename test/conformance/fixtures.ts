@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { Test } from 'tap'
 import type { AgentRuntime, RecordedRequest } from '../../demo/runtime/index.js'
-import { currentStoreTemplate } from '../helpers/built-gateway.mjs'
+import { currentStoreTemplate } from '../helpers/built-gateway.js'
 import {
   startGateway,
   type ConfigInput,

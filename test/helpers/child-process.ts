@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
-import { BUILT_MAIN, buildGateway } from './built-gateway.mjs'
+import { BUILT_MAIN, buildGateway } from './built-gateway.js'
+import { PROJECT_ROOT } from './project-root.js'
 import type { Teardown } from './gateway.js'
 import { STRONG_SECURITY_KEY } from './secrets.js'
 import { SUITE_AGENTOS_LINE } from './suite-line.js'
 import { waitFor, within } from './wait.js'
 
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+export { PROJECT_ROOT } from './project-root.js'
 
 /** Environment variables the gateway reads; removed from children so the host cannot leak in. */
 const GATEWAY_ENV = [
@@ -36,7 +36,7 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 /**
  * The test runner hooks every process a test starts (it adds its instrumentation to NODE_OPTIONS
  * at each spawn, whatever the environment given), which about doubles a child's start-up; the
- * children are not measured (register-tsx.mjs), so `env -u` drops it just before node starts.
+ * children are not measured (test-process.ts), so `env -u` drops it just before node starts.
  */
 const WITHOUT_INSTRUMENTATION = ['env', '-u', 'NODE_OPTIONS']
 
@@ -145,9 +145,9 @@ export function tsxArgs(...args: string[]): string[] {
 let built = false
 
 /**
- * `portcullis <args>` as installed: `node dist/main.js <args>`, built by tap's `before` hook (and
- * here, once, when a test file runs outside tap). It starts in a fraction of the time that
- * compiling src/ with tsx takes at every call.
+ * `portcullis <args>` as installed: `node dist/main.js <args>`, built by `npm test` before tap
+ * starts (and here, once, when dist/ is older than the sources). It starts in a fraction of the
+ * time that compiling src/ with tsx takes at every call.
  */
 export function cliArgs(...args: string[]): string[] {
   if (!built) buildGateway()

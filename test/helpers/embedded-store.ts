@@ -5,15 +5,15 @@ import { join } from 'node:path'
 import { createLogger } from '../../src/logger.js'
 import { PgliteSqlClient } from '../../src/service-accounts/pglite-client.js'
 import { SqlServiceAccountStore } from '../../src/service-accounts/sql-store.js'
-import { currentStoreTemplate } from './built-gateway.mjs'
+import { currentStoreTemplate } from './built-gateway.js'
 import type { Teardown } from './gateway.js'
 
 let template: Promise<string> | undefined
 
 /**
  * A private, already migrated embedded-store directory for one gateway. Initialising PGlite takes
- * seconds, so a template is migrated once and copied for each gateway: the test run's (tap's
- * `before` hook makes it), or, in a test process started without tap, one of its own.
+ * seconds, so a template is migrated once and copied for each gateway: the test run's (`npm test`
+ * makes it), or, when that one is missing or older than the sources, one of the test process's own.
  */
 export async function freshEmbeddedDataDir(t: Teardown): Promise<string> {
   template ??= Promise.resolve(currentStoreTemplate() ?? createTemplate())

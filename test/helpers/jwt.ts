@@ -1,10 +1,10 @@
 import { createHmac, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { SignJWT, type JWTHeaderParameters, type JWTPayload } from 'jose'
+import { projectPath } from './project-root.js'
 
 /** Test-only keys committed under test/fixtures/keys (see the README there). */
-export const KEYS_DIR = fileURLToPath(new URL('../fixtures/keys/', import.meta.url))
+export const KEYS_DIR = projectPath('test/fixtures/keys/')
 
 export function keyFile(name: string): string {
   return readFileSync(`${KEYS_DIR}${name}`, 'utf8')

@@ -1,7 +1,7 @@
 import { ESLint, Linter } from 'eslint'
 import tseslint from 'typescript-eslint'
+import { PROJECT_ROOT, projectPath } from './project-root.js'
 
-const ROOT = new URL('../../', import.meta.url).pathname
 const SYNTAX_RULES = ['no-restricted-syntax', '@typescript-eslint/no-restricted-imports'] as const
 
 let eslint: ESLint | undefined
@@ -12,7 +12,7 @@ let eslint: ESLint | undefined
  * rules need a real file and are left out). Returns the messages.
  */
 export async function lintAs(file: string, code: string): Promise<string[]> {
-  eslint ??= new ESLint({ cwd: ROOT })
+  eslint ??= new ESLint({ cwd: PROJECT_ROOT })
   const config = (await eslint.calculateConfigForFile(file)) as Linter.Config
   const rules: Linter.RulesRecord = {}
   for (const name of SYNTAX_RULES) {
@@ -30,7 +30,7 @@ export async function lintAs(file: string, code: string): Promise<string[]> {
         rules,
       },
     ],
-    `${ROOT}${file}`,
+    projectPath(file),
   )
   return messages.map((message) => message.message)
 }

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import * as z from 'zod'
+import { projectUrl } from './project-root.js'
 
 /** The messages the gateway writes on the MCP surface, as the fixtures name them. */
 export type McpMessageKind =
@@ -11,7 +12,7 @@ interface Fixture {
   readonly definitions: Record<string, unknown>
 }
 
-const DIRECTORY = new URL('../fixtures/mcp/', import.meta.url)
+const DIRECTORY = projectUrl('test/fixtures/mcp/')
 
 function load(file: string): Fixture {
   return JSON.parse(readFileSync(new URL(file, DIRECTORY), 'utf8')) as Fixture

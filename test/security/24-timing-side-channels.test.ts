@@ -16,8 +16,9 @@ import { SecurityKeyVerifier } from '../../src/auth/security-key-verifier.js'
 import { NOT_RESPONSIBLE } from '../../src/auth/verifier.js'
 import { GatewayError } from '../../src/errors.js'
 import { lintAs } from '../helpers/lint.js'
+import { projectUrl } from '../helpers/project-root.js'
 
-const SRC = new URL('../../src/', import.meta.url)
+const SRC = projectUrl('src/')
 
 // `npm run lint` refuses a secret compared with ===, !==, ==, != or .equals() anywhere in src/
 // (no-restricted-syntax in eslint.config.js); the reviewed exceptions carry an

@@ -16,9 +16,10 @@ import { lintAs } from '../helpers/lint.js'
 import { startRuntime } from '../helpers/runtime.js'
 import { within } from '../helpers/wait.js'
 import { bearer, jwt, securedGateway, sendRaw, unescape } from './harness.js'
+import { projectUrl } from '../helpers/project-root.js'
 
 const defaultServerSettings = serverSchema.parse({}) as Config['server']
-const SMUGGLING = new URL('../fixtures/attacks/smuggling/', import.meta.url)
+const SMUGGLING = projectUrl('test/fixtures/attacks/smuggling/')
 const runtime = await startRuntime(t)
 const gateway = await securedGateway(t, runtime, {
   auth: { excluded_route_paths: ['/echo', '/echo/**'] },
@@ -115,7 +116,6 @@ void t.test('pipelined requests are authenticated one by one', async (t) => {
 })
 
 void t.test('insecureHTTPParser is never set, and Node has the llhttp fixes', async (t) => {
-  const root = new URL('../../', import.meta.url)
   // src/ is checked by `npm run lint` (no-restricted-syntax in eslint.config.js): proven here.
   for (const code of [
     'createServer({ insecureHTTPParser: true })',
@@ -129,12 +129,12 @@ void t.test('insecureHTTPParser is never set, and Node has the llhttp fixes', as
   const texts = [
     'package.json',
     'Dockerfile',
-    ...readdirSync(new URL('helm/', root), { recursive: true, encoding: 'utf8' })
+    ...readdirSync(projectUrl('helm/'), { recursive: true, encoding: 'utf8' })
       .filter((f) => /\.(ya?ml|json|tpl)$/.test(f))
       .map((f) => `helm/${f}`),
   ]
   for (const file of texts) {
-    const text = readFileSync(new URL(file, root), 'utf8')
+    const text = readFileSync(projectUrl(file), 'utf8')
     t.notMatch(text, /insecure-http-parser|insecureHTTPParser:\s*true/i, file)
   }
   // Node keeps the option on the server (not in its types).
@@ -147,7 +147,7 @@ void t.test('insecureHTTPParser is never set, and Node has the llhttp fixes', as
   // CVE-2024-27982 (llhttp) is fixed from 20.12.1; the engines field asks for 20.18.1.
   t.ok(major > 20 || (major === 20 && minor >= 18), `node ${process.versions.node}`)
   const engines = (
-    JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { engines: { node: string } }
+    JSON.parse(readFileSync(projectUrl('package.json'), 'utf8')) as { engines: { node: string } }
   ).engines.node
   t.match(engines, /^>=20\.(1[89]|[2-9]\d)\./, `engines ${engines}`)
 })

@@ -13,10 +13,11 @@ import type {
 import { ADMIN, jwt, K } from '../conformance/fixtures.js'
 import { startGateway, type ConfigInput, type TestGateway } from '../helpers/gateway.js'
 import { rawExchange, rawRequestHead } from '../helpers/raw-http.js'
+import { projectUrl } from '../helpers/project-root.js'
 
 export { ADMIN, jwt, K }
 
-const ATTACKS = new URL('../fixtures/attacks/', import.meta.url)
+const ATTACKS = projectUrl('test/fixtures/attacks/')
 
 /**
  * `\\`, `\t`, `\r`, `\n`, `\0`, `\xHH` (a byte) and `\u{H…}` (a code point) in a corpus field

@@ -1,14 +1,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { NO_CREDENTIAL_SOURCE } from '../../../src/config/auth-mode.js'
 import { ConfigError, inspectConfig, loadConfig, parseConfig } from '../../../src/config/load.js'
 import type { Config } from '../../../src/config/schema.js'
 import { STRONG_SECURITY_KEY } from '../../helpers/secrets.js'
+import { PROJECT_ROOT as ROOT } from '../../helpers/project-root.js'
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const FIXTURES = join(ROOT, 'test/fixtures/configs')
 
 /** Relative paths (in fixtures) are relative to the project root, whatever the working directory. */

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { z } from 'zod'
 import { renderConfigurationReference } from '../../../scripts/config-reference.js'
 import { ENV_BINDINGS } from '../../../src/config/env.js'
 import { configSchema } from '../../../src/config/schema.js'
+import { projectPath } from '../../helpers/project-root.js'
 
-const DOC = fileURLToPath(new URL('../../../docs/configuration.md', import.meta.url))
+const DOC = projectPath('docs/configuration.md')
 
 interface Def {
   type: string

@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
+import { projectUrl } from '../../helpers/project-root.js'
 
-const ROOT = new URL('../../../', import.meta.url)
 const SELF = 'test/unit/lint/citations.test.ts'
 const OUTSIDE = [
   /\b[Rr]eference (section )?\d+(\.\d+)?\b/,
@@ -20,7 +20,7 @@ const CITED =
 
 function sources(): string[] {
   return ['src/', 'test/'].flatMap((dir) =>
-    readdirSync(new URL(dir, ROOT), { recursive: true, encoding: 'utf8' })
+    readdirSync(projectUrl(dir), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts'))
       .map((file) => `${dir}${file}`)
       .filter((file) => file !== SELF),
@@ -38,20 +38,20 @@ function outsideCitations(text: string): string[] {
 
 void t.test('no source or test cites a document outside the repository', async (t) => {
   const found = sources().flatMap((file) =>
-    outsideCitations(readFileSync(new URL(file, ROOT), 'utf8')).map((hit) => `${file}:${hit}`),
+    outsideCitations(readFileSync(projectUrl(file), 'utf8')).map((hit) => `${file}:${hit}`),
   )
   t.same(found, [])
 })
 
 void t.test('every id cited is defined in docs/agentos-compatibility.md', async (t) => {
-  const doc = readFileSync(new URL('docs/agentos-compatibility.md', ROOT), 'utf8')
+  const doc = readFileSync(projectUrl('docs/agentos-compatibility.md'), 'utf8')
   const defined = new Set(
     [...doc.matchAll(/\*\*((?:V3-)?[A-Z0-9]+-\d+G?)\*\*/g)].map((match) => match[1]),
   )
   t.ok(defined.size > 60, `${defined.size} rules defined`)
   const undefinedIds = new Set<string>()
   for (const file of sources()) {
-    for (const [id] of readFileSync(new URL(file, ROOT), 'utf8').matchAll(CITED)) {
+    for (const [id] of readFileSync(projectUrl(file), 'utf8').matchAll(CITED)) {
       if (!defined.has(id)) undefinedIds.add(`${file}: ${id}`)
     }
   }

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse } from 'yaml'
 import { readCatalogue } from './metrics-catalogue.js'
 import { checkPromql } from './promql-check.js'
+import { projectPath } from '../../helpers/project-root.js'
 
-const ALERTS = fileURLToPath(
-  new URL('../../../deploy/prometheus/portcullis-alerts.yaml', import.meta.url),
-)
-const OPERATIONS = fileURLToPath(new URL('../../../docs/operations.md', import.meta.url))
+const ALERTS = projectPath('deploy/prometheus/portcullis-alerts.yaml')
+const OPERATIONS = projectPath('docs/operations.md')
 
 interface Rule {
   alert?: string

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { parse, parseAllDocuments } from 'yaml'
 import { loadChart, renderChart, type RenderedChart } from '../../helpers/helm-render.js'
+import { projectPath } from '../../helpers/project-root.js'
 
-export const CHART_DIR = fileURLToPath(new URL('../../../helm/portcullis/', import.meta.url))
+export const CHART_DIR = projectPath('helm/portcullis/')
 export const chart = loadChart(CHART_DIR)
 
 export type Manifest = Record<string, unknown> & {

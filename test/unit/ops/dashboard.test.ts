@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { readCatalogue } from './metrics-catalogue.js'
 import { checkPromql } from './promql-check.js'
+import { projectPath } from '../../helpers/project-root.js'
 
-const DASHBOARD = fileURLToPath(
-  new URL('../../../deploy/grafana/portcullis-dashboard.json', import.meta.url),
-)
+const DASHBOARD = projectPath('deploy/grafana/portcullis-dashboard.json')
 
 type Json = Record<string, unknown>
 interface Grid {

@@ -1,9 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+import { PROJECT_ROOT as ROOT } from '../../helpers/project-root.js'
 
 /** The operations documents: their relative links must lead somewhere. */
 const DOCS = [

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse } from 'yaml'
 import {
@@ -11,8 +10,7 @@ import {
   render,
   type Manifest,
 } from './chart.js'
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+import { projectPath } from '../../helpers/project-root.js'
 
 interface Peer {
   namespaceSelector?: { matchLabels?: Record<string, string> }
@@ -146,7 +144,7 @@ void t.test('Ingress and monitoring objects point at what the chart rendered', a
 
   const rule = only(rendered, 'PrometheusRule').spec
   const alerts = parse(
-    readFileSync(`${ROOT}deploy/prometheus/portcullis-alerts.yaml`, 'utf8'),
+    readFileSync(projectPath('deploy/prometheus/portcullis-alerts.yaml'), 'utf8'),
   ) as unknown
   t.same(rule, alerts, 'the PrometheusRule carries deploy/prometheus/portcullis-alerts.yaml')
 
@@ -156,7 +154,7 @@ void t.test('Ingress and monitoring objects point at what the chart rendered', a
   t.equal(dashboard.metadata.labels?.grafana_dashboard, '1', 'the Grafana sidecar label')
   t.same(
     JSON.parse(dashboard.data['portcullis-dashboard.json'] as string),
-    JSON.parse(readFileSync(`${ROOT}deploy/grafana/portcullis-dashboard.json`, 'utf8')),
+    JSON.parse(readFileSync(projectPath('deploy/grafana/portcullis-dashboard.json'), 'utf8')),
     'the dashboard ConfigMap carries deploy/grafana/portcullis-dashboard.json',
   )
   t.same(find(render({ metrics: { grafanaDashboard: { enabled: false } } }), 'ConfigMap').length, 1)

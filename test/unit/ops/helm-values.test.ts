@@ -1,14 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse } from 'yaml'
 import { configSchema } from '../../../src/config/schema.js'
 import { mergeValues } from '../../helpers/helm-render.js'
 import { validate } from './json-schema.js'
+import { projectPath } from '../../helpers/project-root.js'
 
-const CHART = fileURLToPath(new URL('../../../helm/portcullis/', import.meta.url))
-const FIXTURES = fileURLToPath(new URL('../../fixtures/configs/', import.meta.url))
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const CHART = projectPath('helm/portcullis/')
+const FIXTURES = projectPath('test/fixtures/configs/')
 
 type Values = Record<string, unknown>
 
@@ -86,8 +85,8 @@ void t.test(
       ...readdirSync(FIXTURES)
         .filter((name) => name.endsWith('.yaml'))
         .map((name) => `${FIXTURES}${name}`),
-      `${ROOT}config/portcullis.yaml`,
-      `${ROOT}config/demo.yaml`,
+      projectPath('config/portcullis.yaml'),
+      projectPath('config/demo.yaml'),
     ]
     let accepted = 0
     for (const file of files) {

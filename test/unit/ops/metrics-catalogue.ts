@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { projectPath } from '../../helpers/project-root.js'
 
-export const METRICS_DOC = fileURLToPath(new URL('../../../docs/metrics.md', import.meta.url))
+export const METRICS_DOC = projectPath('docs/metrics.md')
 
 export interface DocumentedMetric {
   readonly name: string

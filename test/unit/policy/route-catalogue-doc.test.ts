@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { formatLikePrettier } from '../../../scripts/prettier-format.js'
 import { renderRouteCatalogue } from '../../../scripts/route-catalogue-doc.js'
+import { projectPath } from '../../helpers/project-root.js'
 
-const DOC = fileURLToPath(new URL('../../../docs/route-catalogue.md', import.meta.url))
+const DOC = projectPath('docs/route-catalogue.md')
 
 void t.test('docs/route-catalogue.md is what the catalogue says (npm run gen)', async (t) => {
   const expected = await formatLikePrettier(renderRouteCatalogue(), DOC)

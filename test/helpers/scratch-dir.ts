@@ -1,7 +1,7 @@
 /**
  * Where the test processes and their children write scratch files (embedded stores of 39 MB per
  * test gateway, configs, keys): a directory in memory (/dev/shm) when the machine has room there,
- * made by tap's `before` hook and removed by its `after` hook, else the system's temporary
+ * made by `npm test` (scripts/test.ts) before tap starts and removed after it ends, else the system's temporary
  * directory. On disk, the stores' writes and their removal cost more than the tests themselves on
  * a busy machine; a container's small /dev/shm (64 MB by default) is not used.
  */
@@ -9,21 +9,19 @@ import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs'
 import { join } from 'node:path'
 import process from 'node:process'
-import { fileURLToPath, URL } from 'node:url'
+import { PROJECT_ROOT } from './project-root.js'
 
 const MEMORY = '/dev/shm'
 /** Room for the stores of the test files running side by side, with a wide margin. */
 const MIN_FREE_BYTES = 2 * 1024 ** 3
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-
 /** One per checkout, so that runs in two worktrees never remove each other's files. */
 export const SCRATCH_DIR = join(
   MEMORY,
-  `portcullis-tests-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`,
+  `portcullis-tests-${createHash('sha256').update(PROJECT_ROOT).digest('hex').slice(0, 12)}`,
 )
 
-function memoryHasRoom() {
+function memoryHasRoom(): boolean {
   try {
     const stats = statfsSync(MEMORY)
     return stats.bavail * stats.bsize >= MIN_FREE_BYTES
@@ -33,7 +31,7 @@ function memoryHasRoom() {
 }
 
 /** Before the suite: a fresh scratch directory in memory, when there is room for one. */
-export function prepareScratchDir() {
+export function prepareScratchDir(): void {
   removeScratchDir()
   if (!memoryHasRoom()) return
   mkdirSync(SCRATCH_DIR)
@@ -42,11 +40,11 @@ export function prepareScratchDir() {
 }
 
 /** After the suite. */
-export function removeScratchDir() {
+export function removeScratchDir(): void {
   rmSync(SCRATCH_DIR, { recursive: true, force: true })
 }
 
 /** In each test process, before anything asks for the temporary directory; children inherit it. */
-export function useScratchDir() {
+export function useScratchDir(): void {
   if (existsSync(SCRATCH_DIR)) process.env.TMPDIR = SCRATCH_DIR
 }

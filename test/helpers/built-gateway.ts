@@ -1,9 +1,8 @@
 /**
- * Made once per test run by tap's `before` hook (before-suite.mjs), for every test process:
+ * Made once per test run by `npm test` (scripts/test.ts) before tap starts, for every test process:
  *
  * - the gateway as `npm run build` makes it (dist/main.js), for the tests that run it as a
- *   process: the CLI and `serve` start in well under a second instead of compiling src/ with tsx
- *   at every call. Built again only when a file under src/ or a tsconfig changed since (tsc
+ *   process. Built again only when a file under src/ or a tsconfig changed since (tsc
  *   incremental, build info in dist/);
  * - a migrated embedded store, which each test gateway gets a copy of (embedded-store.ts):
  *   initialising PGlite takes seconds, once per run rather than once per test file. Made by the
@@ -21,9 +20,12 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import process from 'node:process'
-import { fileURLToPath, pathToFileURL, URL } from 'node:url'
+import { pathToFileURL } from 'node:url'
+import type * as Logger from '../../src/logger.js'
+import type * as PgliteClient from '../../src/service-accounts/pglite-client.js'
+import type * as SqlStore from '../../src/service-accounts/sql-store.js'
+import { PROJECT_ROOT as ROOT } from './project-root.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const DIST = join(ROOT, 'dist')
 /** Written after each build: the sources are older than it when dist/ is up to date. */
 const STAMP = join(DIST, '.test-build-stamp')
@@ -32,9 +34,9 @@ const STAMP = join(DIST, '.test-build-stamp')
 export const BUILT_MAIN = join(DIST, 'main.js')
 
 /** The latest change under src/ (files and directories, so that a deletion counts) or a tsconfig. */
-function newestSourceChange() {
+function newestSourceChange(): number {
   let newest = 0
-  const visit = (path) => {
+  const visit = (path: string): void => {
     const stat = statSync(path)
     newest = Math.max(newest, stat.mtimeMs)
     if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry))
@@ -46,7 +48,7 @@ function newestSourceChange() {
 }
 
 /** True when dist/ holds a build of the current sources. */
-export function builtGatewayIsCurrent() {
+export function builtGatewayIsCurrent(): boolean {
   return (
     existsSync(BUILT_MAIN) && existsSync(STAMP) && statSync(STAMP).mtimeMs >= newestSourceChange()
   )
@@ -54,10 +56,10 @@ export function builtGatewayIsCurrent() {
 
 /**
  * Builds dist/ unless it is current, without type checking (`--noCheck`: about a sixth of a
- * checked build; checking is `npm run typecheck`'s job, which `npm test` runs first). Anything
+ * checked build; `npm test` type-checks the whole checkout before). Anything
  * that fails does stop it.
  */
-export function buildGateway() {
+export function buildGateway(): void {
   if (builtGatewayIsCurrent()) return
   const started = new Date()
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -77,7 +79,7 @@ export function buildGateway() {
     })
   } catch (error) {
     // tsc's exit status 2: diagnostics reported, output generated.
-    if (error.status !== 2 || !existsSync(BUILT_MAIN)) throw error
+    if ((error as { status?: number }).status !== 2 || !existsSync(BUILT_MAIN)) throw error
     process.stderr.write(`tsc reported type errors (npm run typecheck); dist/ was built anyway\n`)
   }
   // Dated when the build began: a source saved while it ran is newer, and is built next time.
@@ -90,7 +92,7 @@ const STORE_ROOT = join(ROOT, '.tap', 'embedded-store-template')
 const STORE_STAMP = join(STORE_ROOT, 'complete')
 
 /** The migrated embedded-store directory to copy, or undefined when it is not from this build. */
-export function currentStoreTemplate() {
+export function currentStoreTemplate(): string | undefined {
   if (!builtGatewayIsCurrent() || !existsSync(STORE_STAMP)) return undefined
   return statSync(STORE_STAMP).mtimeMs >= statSync(STAMP).mtimeMs
     ? join(STORE_ROOT, 'db')
@@ -98,14 +100,15 @@ export function currentStoreTemplate() {
 }
 
 /** Makes the store template with the built code unless the current one is from this build. */
-export async function makeStoreTemplate() {
+export async function makeStoreTemplate(): Promise<void> {
   if (currentStoreTemplate() !== undefined) return
   rmSync(STORE_ROOT, { recursive: true, force: true })
   mkdirSync(STORE_ROOT, { recursive: true })
-  const built = (path) => import(pathToFileURL(join(DIST, path)).href)
-  const { PgliteSqlClient } = await built('service-accounts/pglite-client.js')
-  const { SqlServiceAccountStore } = await built('service-accounts/sql-store.js')
-  const { createLogger } = await built('logger.js')
+  const built = <T>(path: string): Promise<T> =>
+    import(pathToFileURL(join(DIST, path)).href) as Promise<T>
+  const { PgliteSqlClient } = await built<typeof PgliteClient>('service-accounts/pglite-client.js')
+  const { SqlServiceAccountStore } = await built<typeof SqlStore>('service-accounts/sql-store.js')
+  const { createLogger } = await built<typeof Logger>('logger.js')
   const store = new SqlServiceAccountStore(await PgliteSqlClient.open(join(STORE_ROOT, 'db')), {
     logger: createLogger({ level: 'silent' }),
   })
