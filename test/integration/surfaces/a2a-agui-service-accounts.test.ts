@@ -7,6 +7,7 @@
 import t from 'tap'
 import {
   a2aTaskUser,
+  aguiRunUser,
   ADMIN,
   jConfig,
   oConfig,
@@ -110,7 +111,7 @@ void t.test('A2A-1/2: AG-UI runs a service account as its alias', async (t) => {
     },
   })
   t.equal(reply.status, 200)
-  t.match(reply.text, '"user_id":"__portcullis__:sa:agui-bot"')
+  t.equal(await aguiRunUser(J, reply), '__portcullis__:sa:agui-bot')
   t.match(reply.upstream?.json, { forwardedProps: { user_id: '__portcullis__:sa:agui-bot' } })
 })
 
@@ -193,5 +194,5 @@ void t.test('A2A-2: the scheduler runs as __portcullis__:__scheduler__', async (
     json: { messages: [] },
   })
   t.equal(agui.status, 200)
-  t.match(agui.text, '"user_id":"__portcullis__:__scheduler__"')
+  t.equal(await aguiRunUser(S, agui), '__portcullis__:__scheduler__')
 })

@@ -203,11 +203,19 @@ export function a2aTaskUser(reply: Reply): unknown {
 
 /** The user of a session as the upstream stores it (read from it directly). */
 export async function sessionUser(
-  s: Stack,
+  s: { readonly runtime: AgentRuntime },
   family: 'agents' | 'teams' | 'workflows',
   sessionId: string,
 ): Promise<unknown> {
   const type = { agents: 'agent', teams: 'team', workflows: 'workflow' }[family]
   const response = await fetch(`${s.runtime.url}/sessions/${sessionId}?type=${type}`)
   return ((await response.json()) as { user_id?: unknown }).user_id
+}
+
+/** The user an AG-UI run was attributed to upstream (its session, named in RUN_STARTED). */
+export async function aguiRunUser(s: { readonly runtime: AgentRuntime }, reply: Reply) {
+  const line = reply.text.split('\n').find((row) => row.startsWith('data: '))
+  if (line === undefined) return undefined
+  const { threadId } = JSON.parse(line.slice('data: '.length)) as { threadId: string }
+  return sessionUser(s, 'agents', threadId)
 }

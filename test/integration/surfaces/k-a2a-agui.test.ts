@@ -2,6 +2,7 @@
 import t from 'tap'
 import {
   a2aTaskUser,
+  aguiRunUser,
   ADMIN,
   ip,
   jConfig,
@@ -9,7 +10,6 @@ import {
   jwt,
   stack,
   withDatabase,
-  type Reply,
 } from './helpers.js'
 
 const RESERVED = 'Client-supplied user_id may not claim a reserved principal'
@@ -45,14 +45,6 @@ function send(
 }
 
 const taskUser = a2aTaskUser
-
-/** The user of an AG-UI run, from its event stream. */
-function aguiUser(reply: Reply): unknown {
-  const line = reply.text.split('\n').find((row) => row.startsWith('data: '))
-  return line === undefined
-    ? undefined
-    : (JSON.parse(line.slice(6)) as { user_id: unknown }).user_id
-}
 
 const CARD = '/a2a/agents/a1/.well-known/agent-card.json'
 const SEND = '/a2a/agents/a1/v1/message:send'
@@ -231,13 +223,17 @@ void t.test('173 AG-UI forwarded_props.user_id', async (t) => {
     token,
     json: { messages: [], forwarded_props: { user_id: 'victim' } },
   })
-  t.same([pinned.status, aguiUser(pinned)], [200, 'user-1'])
+  t.same([pinned.status, await aguiRunUser(J, pinned)], [200, 'user-1'])
   const absent = await J.call('POST', '/agui', { token, json: { messages: [] } })
-  t.equal(aguiUser(absent), 'user-1', 'set when the client sent none')
+  t.equal(await aguiRunUser(J, absent), 'user-1', 'set when the client sent none')
   const honoured = await O.call('POST', '/agui', {
     json: { messages: [], forwarded_props: { user_id: 'external-user' } },
   })
-  t.same([honoured.status, aguiUser(honoured)], [200, 'external-user'], 'no auth: honoured')
+  t.same(
+    [honoured.status, await aguiRunUser(O, honoured)],
+    [200, 'external-user'],
+    'no auth: honoured',
+  )
   const reserved = await O.call('POST', '/agui', {
     json: { messages: [], forwardedProps: { user_id: 'sa:evil' } },
   })

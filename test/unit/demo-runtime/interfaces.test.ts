@@ -216,7 +216,7 @@ void t.test('A2A agent card and stream as AgentOS 2.9 writes them', async (t) =>
   t.match(events[2]?.data, { id: 's1', result: { final: true, status: { state: 'completed' } } })
 })
 
-void t.test('AG-UI streams events carrying forwarded_props.user_id', async (t) => {
+void t.test('AG-UI streams AgentOS’s events; the run is forwarded_props.user_id’s', async (t) => {
   const runtime = await startRuntime(t)
   const response = await fetch(`${runtime.url}/agui`, {
     method: 'POST',
@@ -229,9 +229,12 @@ void t.test('AG-UI streams events carrying forwarded_props.user_id', async (t) =
     }),
   })
   const events = (await readSse(response)).map((event) => event.data)
-  t.match(events[0], { type: 'RUN_STARTED', threadId: 'th1', runId: 'run1', user_id: 'frank' })
-  t.match(events[2], { type: 'TEXT_MESSAGE_CONTENT', delta: 'echo: hey', user_id: 'frank' })
-  t.match(events.at(-1), { type: 'RUN_FINISHED', user_id: 'frank' })
+  t.same(events[0], { type: 'RUN_STARTED', threadId: 'th1', runId: 'run1' })
+  t.match(events[2], { type: 'TEXT_MESSAGE_CONTENT', delta: 'echo: hey' })
+  t.same(events.at(-1), { type: 'RUN_FINISHED', threadId: 'th1', runId: 'run1' })
+  t.notOk(JSON.stringify(events).includes('user_id'), 'no event names the user')
+  const session = await json(await fetch(`${runtime.url}/sessions/th1?type=agent`))
+  t.match(session, { user_id: 'frank' })
 })
 
 void t.test(
