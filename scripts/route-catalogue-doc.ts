@@ -45,7 +45,9 @@ function describeCheck(check: HandlerCheck): string {
     case 'a2a-dispatch':
       return "the run scope of `X-Agent-ID`'s family (A2A-5)"
     case 'a2a-task-ownership':
-      return 'the session of `contextId` is the caller’s (A2A-5)'
+      return check.operation === 'get'
+        ? 'the task is a run in a session of the caller’s (A2A-5)'
+        : 'the task is a run in a session of the caller’s, named by `contextId` (A2A-6)'
   }
 }
 

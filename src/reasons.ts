@@ -96,7 +96,9 @@ export const REASONS = {
   'surfaces.invalid_json': 'an interface body that is not UTF-8 JSON',
   'surfaces.duplicate_header': 'an interface header sent twice',
   'surfaces.reserved_user_id': 'an interface user id that claims a reserved principal',
-  'surfaces.a2a_task_foreign': "an A2A task of another user's session (404)",
+  'surfaces.a2a_task_foreign': "an A2A task that is no run of the caller's own sessions (404)",
+  'surfaces.a2a_task_context_required':
+    'an A2A task cancelled by a scoped caller without its session',
   'surfaces.a2a_task_lookup': "an A2A task's owner could not be read from the upstream (502)",
   'surfaces.catalog_lookup': 'the component catalogue could not be read from the upstream (502)',
   'surfaces.mcp_run_lookup': "an MCP run's owner could not be read from the upstream (502)",

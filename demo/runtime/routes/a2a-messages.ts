@@ -1,8 +1,9 @@
 /** Reading A2A JSON-RPC requests and shaping A2A task results. */
+import { randomUUID } from 'node:crypto'
 import type { RequestContext } from '../context.js'
 import { isJsonObject, stringField, type JsonObject } from '../params.js'
 import { sendDetail } from '../respond.js'
-import { FAMILY_INFO, type RunRecord } from '../store.js'
+import type { RunRecord } from '../store.js'
 
 export function objectField(object: JsonObject | undefined, key: string): JsonObject | undefined {
   const value = object?.[key]
@@ -55,38 +56,65 @@ export function rpcResult(body: JsonObject, result: unknown): JsonObject {
   return { jsonrpc: '2.0', id: body['id'] ?? null, result }
 }
 
-export function taskOf(run: RunRecord, state = 'completed'): JsonObject {
+/** AgentOS's agent message of a finished run (`map_run_output_to_a2a_task`, `stream_a2a_response`). */
+function agentMessage(run: RunRecord, messageId: string, metadata?: JsonObject): JsonObject {
   return {
-    kind: 'task',
-    id: run.run_id,
     contextId: run.session_id,
-    status: { state },
-    artifacts:
-      state === 'completed'
-        ? [{ artifactId: `${run.run_id}-content`, parts: [{ kind: 'text', text: run.content }] }]
-        : [],
-    user_id: run.user_id,
-    metadata: {
-      user_id: run.user_id,
-      [FAMILY_INFO[run.family].idKey]: run.component_id,
-    },
+    kind: 'message',
+    messageId,
+    ...(metadata === undefined ? {} : { metadata }),
+    parts: [{ kind: 'text', text: run.content }],
+    role: 'agent',
+    taskId: run.run_id,
   }
 }
 
-/** The streamed form of a run: submitted task, working, the artifact, completed. */
-export function taskUpdates(run: RunRecord): JsonObject[] {
-  const common = { taskId: run.run_id, contextId: run.session_id, user_id: run.user_id }
+/**
+ * A finished run as AgentOS 2.9 answers `message:send` and `tasks:get` (pydantic, camelCase,
+ * `exclude_none`): the answer is the agent message in `history`, which carries the run's user as
+ * `metadata.userId` when it has one.
+ */
+export function taskOf(run: RunRecord): JsonObject {
+  const metadata = run.user_id === null ? undefined : { userId: run.user_id }
+  return {
+    contextId: run.session_id,
+    history: [agentMessage(run, randomUUID(), metadata)],
+    id: run.run_id,
+    kind: 'task',
+    status: { state: run.status === 'CANCELLED' ? 'canceled' : 'completed' },
+  }
+}
+
+/**
+ * The streamed form of a run as AgentOS 2.9 writes it (`stream_a2a_response`): working, the
+ * content as a message, completed (final), then the whole task; each SSE event is named.
+ */
+export function taskUpdates(run: RunRecord): { event: string; data: JsonObject }[] {
+  const messageId = randomUUID()
+  const ids = { contextId: run.session_id }
+  const status = (state: string, final: boolean) => ({
+    ...ids,
+    final,
+    kind: 'status-update',
+    status: { state },
+    taskId: run.run_id,
+  })
   return [
-    taskOf(run, 'submitted'),
-    { kind: 'status-update', ...common, status: { state: 'working' }, final: false },
+    { event: 'TaskStatusUpdateEvent', data: status('working', false) },
     {
-      kind: 'artifact-update',
-      ...common,
-      artifact: {
-        artifactId: `${run.run_id}-content`,
-        parts: [{ kind: 'text', text: run.content }],
+      event: 'Message',
+      data: agentMessage(run, messageId, { agno_content_category: 'content' }),
+    },
+    { event: 'TaskStatusUpdateEvent', data: status('completed', true) },
+    {
+      event: 'Task',
+      data: {
+        ...ids,
+        history: [agentMessage(run, messageId)],
+        id: run.run_id,
+        kind: 'task',
+        status: { state: 'completed' },
       },
     },
-    { kind: 'status-update', ...common, status: { state: 'completed' }, final: true },
   ]
 }

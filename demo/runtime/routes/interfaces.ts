@@ -43,15 +43,15 @@ async function aguiRun(ctx: RequestContext, family: Family, componentId: string)
     message: lastUserMessage(body['messages']),
     files: [],
   })
+  // AgentOS's events (ag_ui's EventEncoder: camelCase, no empty fields) carry no user id.
   const ids = { threadId: run.session_id, runId: stringField(body, 'runId') ?? run.run_id }
   const messageId = randomUUID()
-  const user_id = run.user_id
   const events = [
-    { type: 'RUN_STARTED', ...ids, user_id },
-    { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant', user_id },
-    { type: 'TEXT_MESSAGE_CONTENT', messageId, delta: run.content, user_id },
-    { type: 'TEXT_MESSAGE_END', messageId, user_id },
-    { type: 'RUN_FINISHED', ...ids, user_id },
+    { type: 'RUN_STARTED', ...ids },
+    { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' },
+    { type: 'TEXT_MESSAGE_CONTENT', messageId, delta: run.content },
+    { type: 'TEXT_MESSAGE_END', messageId },
+    { type: 'RUN_FINISHED', ...ids },
   ]
   const sse = events.map((data) => ({ data }))
   await writeSseSequence(ctx.res, sse, ctx.app.settings.sseIntervalMs, ctx.signal)

@@ -292,7 +292,7 @@ function interfaceRoutes(
   if (prefix !== undefined) {
     for (const route of catalogue.a2a.familyRoutes) {
       if (route.method !== 'POST') continue
-      const checks: HandlerCheck[] = route.suffix === 'v1/tasks:get' ? [TASK_OWNERSHIP] : []
+      const checks = TASK_CHECKS[route.suffix] ?? []
       for (const family of route.families) {
         const path = `${prefix}/${family}/{id}/${route.suffix}`
         routes.push({ method: 'POST', path, surface: 'a2a', checks })
@@ -314,5 +314,9 @@ function interfaceRoutes(
   return routes
 }
 
-const TASK_OWNERSHIP: HandlerCheck = Object.freeze({ kind: 'a2a-task-ownership' })
+/** The A2A task routes whose scoped callers must own the run (A2A-5, A2A-6). */
+const TASK_CHECKS: Readonly<Record<string, readonly HandlerCheck[]>> = {
+  'v1/tasks:get': [Object.freeze({ kind: 'a2a-task-ownership', operation: 'get' })],
+  'v1/tasks:cancel': [Object.freeze({ kind: 'a2a-task-ownership', operation: 'cancel' })],
+}
 const DISPATCH: HandlerCheck = Object.freeze({ kind: 'a2a-dispatch' })

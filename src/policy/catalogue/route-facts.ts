@@ -113,8 +113,8 @@ export type HandlerCheck =
   | { readonly kind: 'component-references' }
   /** A2A-5: the deprecated dispatch needs the run scope of the family `X-Agent-ID` names. */
   | { readonly kind: 'a2a-dispatch' }
-  /** A2A-5: a scoped caller's `tasks:get` must name a session of its own. */
-  | { readonly kind: 'a2a-task-ownership' }
+  /** A2A-5, A2A-6: a scoped caller's `tasks:get` and `tasks:cancel` must name a run of its own. */
+  | { readonly kind: 'a2a-task-ownership'; readonly operation: 'get' | 'cancel' }
 
 /** The protocol surface that takes over a route after identity enforcement. */
 export type SurfaceName = 'mcp' | 'a2a' | 'agui'

@@ -27,7 +27,7 @@ export interface A2aStageDeps {
  * it: the message metadata's `userId` is the caller's (or refused when an anonymous caller claims
  * a reserved principal; `X-User-ID` is handled with every request), the deprecated dispatch needs
  * the run scope of the family `X-Agent-ID` resolves to, and a self-scoped caller's `tasks:get`
- * must name a session of its own.
+ * and `tasks:cancel` must name a run in a session of its own.
  */
 export function a2aStage(deps: A2aStageDeps): ForwardStage {
   return { plan: (request, plan) => planA2a(request, plan, deps) }
@@ -59,7 +59,7 @@ async function planA2a(
     }
     // A2A runs of a service account are stored under its alias; REST ones under `sa:<name>`.
     const owners = [...new Set([interfaceUserId(principal) ?? scoped, scoped])]
-    await verifyTaskOwnership(deps.lookup, target, params?.['contextId'], owners)
+    await verifyTaskOwnership(deps.lookup, target, params, owners, check.operation)
   }
   return pinned
 }

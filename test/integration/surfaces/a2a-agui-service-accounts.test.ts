@@ -6,12 +6,15 @@
  */
 import t from 'tap'
 import {
+  a2aTaskUser,
+  aguiRunUser,
   ADMIN,
   jConfig,
   oConfig,
   jwt,
   mint,
   seed,
+  sessionUser,
   stack,
   withDatabase,
   type Reply,
@@ -50,8 +53,7 @@ function send(text: string, contextId?: string) {
   }
 }
 
-const taskUser = (reply: Reply) =>
-  (reply.body as { result?: { user_id?: unknown } }).result?.user_id
+const taskUser = a2aTaskUser
 const contextOf = (reply: Reply) =>
   (reply.body as { result: { contextId: string } }).result.contextId
 const upstreamHeader = (reply: Reply, name: string) => reply.upstream?.headers[name]
@@ -74,7 +76,11 @@ void t.test('A2A-1/2: every A2A message route works for a service account', asyn
     t.equal(upstreamHeader(reply, 'x-user-id'), alias, `${path}: X-User-ID is the alias`)
     t.equal(upstreamHeader(reply, 'x-auth-user-id'), 'sa:a2a-bot', `${path}: the principal`)
     if (path.endsWith(':send')) t.equal(taskUser(reply), alias, `${path}: attributed to the alias`)
-    else t.match(reply.text, `"user_id":"${alias}"`, `${path}: streamed run of the alias`)
+    else {
+      const contextId = /"contextId":"([^"]+)"/.exec(reply.text)?.[1] ?? ''
+      const family = path.split('/')[2] as 'agents' | 'teams' | 'workflows'
+      t.equal(await sessionUser(J, family, contextId), alias, `${path}: streamed run of the alias`)
+    }
   }
   const deprecated = await J.call('POST', '/a2a/message/send', {
     token: account.token,
@@ -105,7 +111,7 @@ void t.test('A2A-1/2: AG-UI runs a service account as its alias', async (t) => {
     },
   })
   t.equal(reply.status, 200)
-  t.match(reply.text, '"user_id":"__portcullis__:sa:agui-bot"')
+  t.equal(await aguiRunUser(J, reply), '__portcullis__:sa:agui-bot')
   t.match(reply.upstream?.json, { forwardedProps: { user_id: '__portcullis__:sa:agui-bot' } })
 })
 
@@ -118,10 +124,11 @@ void t.test('A2A-3: what a service account ran over A2A, it can read back', asyn
     json: send('remember me'),
   })
   const contextId = contextOf(started)
+  const id = (started.body as { result: { id: string } }).result.id
   const taskGet = (token: string) =>
     J.call('POST', '/a2a/agents/a1/v1/tasks:get', {
       token,
-      json: { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { contextId } },
+      json: { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id, contextId } },
     })
   t.equal((await taskGet(account.token)).status, 200, 'tasks:get finds its own session')
   t.equal((await taskGet(other.token)).status, 404, 'another account does not')
@@ -187,5 +194,5 @@ void t.test('A2A-2: the scheduler runs as __portcullis__:__scheduler__', async (
     json: { messages: [] },
   })
   t.equal(agui.status, 200)
-  t.match(agui.text, '"user_id":"__portcullis__:__scheduler__"')
+  t.equal(await aguiRunUser(S, agui), '__portcullis__:__scheduler__')
 })

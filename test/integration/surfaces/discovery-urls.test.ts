@@ -36,24 +36,28 @@ void t.test('agent, team and workflow cards name the gateway, not the upstream',
   ] as const) {
     const reply = await card(J, `/a2a/${family}/${id}/.well-known/agent-card.json`)
     t.equal(reply.status, 200)
-    t.equal(reply.body.url, `http://${gatewayHost}/a2a/${family}/${id}/v1`, family)
+    t.equal(reply.body.url, `http://${gatewayHost}/a2a/${family}/${id}/v1/message:stream`, family)
     t.notMatch(JSON.stringify(reply.body), upstreamHost, `${family}: no upstream address`)
     t.equal(reply.headers['content-length'], String(Buffer.byteLength(JSON.stringify(reply.body))))
   }
   const custom = await card(J, '/a2a/agents/a1/.well-known/agent-card.json', {
     host: 'agents.example.com:8443',
   })
-  t.equal(custom.body.url, 'http://agents.example.com:8443/a2a/agents/a1/v1', 'the Host used')
+  t.equal(
+    custom.body.url,
+    'http://agents.example.com:8443/a2a/agents/a1/v1/message:stream',
+    'the Host used',
+  )
 })
 
 void t.test('a trusted proxy’s X-Forwarded-Proto and -Host are the client address', async (t) => {
   const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'public.example' }
   const trusted = await card(PROXIED, '/a2a/agents/a1/.well-known/agent-card.json', forwarded)
-  t.equal(trusted.body.url, 'https://public.example/a2a/agents/a1/v1')
+  t.equal(trusted.body.url, 'https://public.example/a2a/agents/a1/v1/message:stream')
   const untrusted = await card(J, '/a2a/agents/a1/.well-known/agent-card.json', forwarded)
   t.equal(
     untrusted.body.url,
-    `http://${new URL(J.gateway.url).host}/a2a/agents/a1/v1`,
+    `http://${new URL(J.gateway.url).host}/a2a/agents/a1/v1/message:stream`,
     'ignored from anyone else',
   )
 })
@@ -81,7 +85,7 @@ void t.test('preserve_host: the upstream already saw the client host', async (t)
   const reply = await card(PRESERVED, '/a2a/agents/a1/.well-known/agent-card.json', {
     host: 'kept.example',
   })
-  t.equal(reply.body.url, 'http://kept.example/a2a/agents/a1/v1')
+  t.equal(reply.body.url, 'http://kept.example/a2a/agents/a1/v1/message:stream')
 })
 
 void t.test('only the upstream origin is rewritten, at the start of a string', async (t) => {

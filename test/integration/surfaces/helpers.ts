@@ -190,3 +190,32 @@ export const GENERIC = {
   event: 'authenticated',
   message: 'Authentication successful. You can now send commands.',
 }
+
+/**
+ * The run's user as AgentOS's `message:send` answer carries it: `metadata.userId` of the agent
+ * message in the task's history.
+ */
+export function a2aTaskUser(reply: Reply): unknown {
+  const result = (reply.body as { result?: { history?: { metadata?: { userId?: unknown } }[] } })
+    .result
+  return result?.history?.[0]?.metadata?.userId
+}
+
+/** The user of a session as the upstream stores it (read from it directly). */
+export async function sessionUser(
+  s: { readonly runtime: AgentRuntime },
+  family: 'agents' | 'teams' | 'workflows',
+  sessionId: string,
+): Promise<unknown> {
+  const type = { agents: 'agent', teams: 'team', workflows: 'workflow' }[family]
+  const response = await fetch(`${s.runtime.url}/sessions/${sessionId}?type=${type}`)
+  return ((await response.json()) as { user_id?: unknown }).user_id
+}
+
+/** The user an AG-UI run was attributed to upstream (its session, named in RUN_STARTED). */
+export async function aguiRunUser(s: { readonly runtime: AgentRuntime }, reply: Reply) {
+  const line = reply.text.split('\n').find((row) => row.startsWith('data: '))
+  if (line === undefined) return undefined
+  const { threadId } = JSON.parse(line.slice('data: '.length)) as { threadId: string }
+  return sessionUser(s, 'agents', threadId)
+}

@@ -1,6 +1,16 @@
 /** Checklist K (162–173): A2A and AG-UI through the gateway (authorization on). */
 import t from 'tap'
-import { ADMIN, ip, jConfig, oConfig, jwt, stack, withDatabase, type Reply } from './helpers.js'
+import {
+  a2aTaskUser,
+  aguiRunUser,
+  ADMIN,
+  ip,
+  jConfig,
+  oConfig,
+  jwt,
+  stack,
+  withDatabase,
+} from './helpers.js'
 
 const RESERVED = 'Client-supplied user_id may not claim a reserved principal'
 const AGUI = {
@@ -34,18 +44,7 @@ function send(
   return { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message } }
 }
 
-/** The run's user as the upstream recorded it (A2A task result). */
-function taskUser(reply: Reply): unknown {
-  return (reply.body as { result?: { user_id?: unknown } }).result?.user_id
-}
-
-/** The user of an AG-UI run, from its event stream. */
-function aguiUser(reply: Reply): unknown {
-  const line = reply.text.split('\n').find((row) => row.startsWith('data: '))
-  return line === undefined
-    ? undefined
-    : (JSON.parse(line.slice(6)) as { user_id: unknown }).user_id
-}
+const taskUser = a2aTaskUser
 
 const CARD = '/a2a/agents/a1/.well-known/agent-card.json'
 const SEND = '/a2a/agents/a1/v1/message:send'
@@ -161,36 +160,46 @@ void t.test('169 deprecated dispatch needs the run scope of the resolved family'
   t.equal((await call(['agents:run'], 'nope')).status, 404, 'unknown: the upstream answers')
 })
 
-void t.test('170 tasks:get: admins unfiltered, scoped callers only their sessions', async (t) => {
+void t.test('170 tasks:get: admins unfiltered, scoped callers only their runs', async (t) => {
   const scopes = ['agents:run', 'agents:read']
   const userA = await jwt(scopes, { sub: 'user-a' })
   const userB = await jwt(scopes, { sub: 'user-b' })
   const admin = await jwt([ADMIN], { sub: 'root' })
   const started = await JI.call('POST', SEND, { token: userA, json: send('mine') })
-  const contextId = (started.body as { result: { contextId: string } }).result.contextId
+  const { contextId, id } = (started.body as { result: { contextId: string; id: string } }).result
   const get = (token: string, params: Record<string, unknown>) =>
     JI.call('POST', '/a2a/agents/a1/v1/tasks:get', {
       token,
       json: { jsonrpc: '2.0', id: 2, method: 'tasks/get', params },
     })
-  t.equal((await get(userA, { contextId })).status, 200, 'the owner')
-  t.equal((await get(admin, { contextId })).status, 200, 'an admin')
-  const foreign = await get(userB, { contextId })
-  t.same([foreign.status, foreign.detail], [404, 'Task not found'], 'another user')
+  t.equal((await get(userA, { id, contextId })).status, 200, 'the owner')
+  t.equal((await get(admin, { id, contextId })).status, 200, 'an admin')
+  const foreign = await get(userB, { id, contextId })
+  t.same([foreign.status, foreign.detail], [404, 'Run not found'], 'another user')
   const other = await JI.call('POST', '/a2a/agents/a2/v1/tasks:get', {
     token: userA,
-    json: { jsonrpc: '2.0', id: 3, params: { contextId } },
+    json: { jsonrpc: '2.0', id: 3, params: { id, contextId } },
   })
-  t.equal(other.status, 404, 'the session of another component')
+  t.same([other.status, other.detail], [404, 'Run not found'], 'the session of another component')
   const ownerless = await JI.call('POST', '/sessions?type=agent', {
     token: await jwt([ADMIN], { sub: null }),
     json: { agent_id: 'a1' },
   })
   const unowned = (ownerless.body as { session_id: string }).session_id
-  t.equal((await get(userA, { contextId: unowned })).status, 404, 'an unowned session')
-  t.equal((await get(userA, {})).status, 400, 'no contextId: the upstream 400')
+  t.equal((await get(userA, { id, contextId: unowned })).status, 404, 'an unowned session')
+  const noContext = await get(userA, { id })
+  t.same(
+    [noContext.status, noContext.detail],
+    [400, 'contextId is required to poll a task'],
+    'no contextId: the upstream 400',
+  )
+  const noTask = await get(userA, { contextId })
+  t.same(
+    [noTask.status, noTask.detail],
+    [400, 'Task ID (params.id) is required'],
+    'no task id: the upstream 400',
+  )
 })
-
 void t.test('171 AG-UI agent-bound: agents:run', async (t) => {
   const config = await jwt(['config:read'])
   const run = await jwt(['agents:run'])
@@ -214,13 +223,17 @@ void t.test('173 AG-UI forwarded_props.user_id', async (t) => {
     token,
     json: { messages: [], forwarded_props: { user_id: 'victim' } },
   })
-  t.same([pinned.status, aguiUser(pinned)], [200, 'user-1'])
+  t.same([pinned.status, await aguiRunUser(J, pinned)], [200, 'user-1'])
   const absent = await J.call('POST', '/agui', { token, json: { messages: [] } })
-  t.equal(aguiUser(absent), 'user-1', 'set when the client sent none')
+  t.equal(await aguiRunUser(J, absent), 'user-1', 'set when the client sent none')
   const honoured = await O.call('POST', '/agui', {
     json: { messages: [], forwarded_props: { user_id: 'external-user' } },
   })
-  t.same([honoured.status, aguiUser(honoured)], [200, 'external-user'], 'no auth: honoured')
+  t.same(
+    [honoured.status, await aguiRunUser(O, honoured)],
+    [200, 'external-user'],
+    'no auth: honoured',
+  )
   const reserved = await O.call('POST', '/agui', {
     json: { messages: [], forwardedProps: { user_id: 'sa:evil' } },
   })

@@ -127,30 +127,96 @@ void t.test('A2A takes the user id from X-User-ID, else from the message metadat
       }),
     })
   const byHeader = (await json(await send({ 'x-user-id': 'header-user' }))) as {
-    result: { contextId: string }
+    result: { contextId: string; id: string }
   }
   t.match(byHeader, {
     jsonrpc: '2.0',
     id: 'r1',
-    result: { user_id: 'header-user', contextId: String },
+    result: {
+      kind: 'task',
+      contextId: String,
+      status: { state: 'completed' },
+      history: [{ kind: 'message', role: 'agent', metadata: { userId: 'header-user' } }],
+    },
   })
-  t.match(await json(await send({})), { result: { user_id: 'meta-user' } })
+  const userOf = (body: unknown) =>
+    (body as { result: { history: { metadata?: { userId?: string } }[] } }).result.history[0]
+      ?.metadata?.userId
+  t.equal(userOf(await json(await send({}))), 'meta-user')
   const deprecated = await send({ 'x-agent-id': 't1' }, '/a2a/message/send')
-  t.match(await json(deprecated), { result: { metadata: { team_id: 't1', user_id: 'meta-user' } } })
-  const tasksGet = (params: object) =>
-    fetch(`${runtime.url}/a2a/agents/a1/v1/tasks:get`, {
+  t.equal(userOf(await json(deprecated)), 'meta-user', 'the deprecated dispatch')
+  const post = (path: string, params: object) =>
+    fetch(`${runtime.url}/a2a/agents/a1/v1/${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params }),
     })
-  const missing = await tasksGet({})
-  t.equal(missing.status, 400)
-  t.same(await json(missing), { detail: 'contextId is required' })
-  const found = await tasksGet({ contextId: byHeader.result.contextId })
-  t.match(await json(found), { result: { user_id: 'header-user' } })
+  const { id, contextId } = byHeader.result
+  const refusals: [string, object, number, string][] = [
+    ['tasks:get', { contextId }, 400, 'Task ID (params.id) is required'],
+    ['tasks:get', { id }, 400, 'contextId is required to poll a task'],
+    ['tasks:get', { id: 'nope', contextId }, 404, 'Task not found'],
+    ['tasks:get', { id, contextId: 'other' }, 404, 'Task not found'],
+    ['tasks:cancel', {}, 400, 'Task ID (params.id) is required'],
+  ]
+  for (const [path, params, status, detail] of refusals) {
+    const reply = await post(path, params)
+    t.same(
+      [reply.status, await json(reply)],
+      [status, { detail }],
+      `${path} ${JSON.stringify(params)}`,
+    )
+  }
+  t.equal(userOf(await json(await post('tasks:get', { id, contextId }))), 'header-user')
+  const cancelled = await json(await post('tasks:cancel', { id }))
+  t.match(cancelled, {
+    result: { id, kind: 'task', status: { state: 'canceled' }, contextId: String },
+  })
+  t.match(await json(await post('tasks:get', { id, contextId })), {
+    result: { status: { state: 'canceled' } },
+  })
+  const workflowTasks = await fetch(`${runtime.url}/a2a/workflows/w1/v1/tasks:get`, {
+    method: 'POST',
+  })
+  t.equal(workflowTasks.status, 404, 'workflows have no task routes')
 })
 
-void t.test('AG-UI streams events carrying forwarded_props.user_id', async (t) => {
+void t.test('A2A agent card and stream as AgentOS 2.9 writes them', async (t) => {
+  const runtime = await startRuntime(t)
+  const card = await json(
+    await fetch(`${runtime.url}/protocol/teams/t1/.well-known/agent-card.json`),
+  )
+  t.match(card, {
+    url: `${runtime.url}/a2a/teams/t1/v1/message:stream`,
+    protocolVersion: '0.3.0',
+    preferredTransport: 'JSONRPC',
+    capabilities: { streaming: true },
+    skills: [{ id: 't1', tags: ['agno'] }],
+  })
+  const response = await fetch(`${runtime.url}/a2a/agents/a1/v1/message:stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 's1',
+      method: 'message/stream',
+      params: { message: { role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+    }),
+  })
+  const events = await readSse(response)
+  t.same(
+    events.map((event) => [event.event, (event.data as { result: { kind: string } }).result.kind]),
+    [
+      ['TaskStatusUpdateEvent', 'status-update'],
+      ['Message', 'message'],
+      ['TaskStatusUpdateEvent', 'status-update'],
+      ['Task', 'task'],
+    ],
+  )
+  t.match(events[2]?.data, { id: 's1', result: { final: true, status: { state: 'completed' } } })
+})
+
+void t.test('AG-UI streams AgentOS’s events; the run is forwarded_props.user_id’s', async (t) => {
   const runtime = await startRuntime(t)
   const response = await fetch(`${runtime.url}/agui`, {
     method: 'POST',
@@ -163,9 +229,12 @@ void t.test('AG-UI streams events carrying forwarded_props.user_id', async (t) =
     }),
   })
   const events = (await readSse(response)).map((event) => event.data)
-  t.match(events[0], { type: 'RUN_STARTED', threadId: 'th1', runId: 'run1', user_id: 'frank' })
-  t.match(events[2], { type: 'TEXT_MESSAGE_CONTENT', delta: 'echo: hey', user_id: 'frank' })
-  t.match(events.at(-1), { type: 'RUN_FINISHED', user_id: 'frank' })
+  t.same(events[0], { type: 'RUN_STARTED', threadId: 'th1', runId: 'run1' })
+  t.match(events[2], { type: 'TEXT_MESSAGE_CONTENT', delta: 'echo: hey' })
+  t.same(events.at(-1), { type: 'RUN_FINISHED', threadId: 'th1', runId: 'run1' })
+  t.notOk(JSON.stringify(events).includes('user_id'), 'no event names the user')
+  const session = await json(await fetch(`${runtime.url}/sessions/th1?type=agent`))
+  t.match(session, { user_id: 'frank' })
 })
 
 void t.test(

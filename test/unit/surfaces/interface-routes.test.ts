@@ -70,7 +70,10 @@ void t.test('the A2A surface takes the message and task routes, with their facts
   const tasks = catalogue.match('POST', '/a2a/teams/t1/v1/tasks:get')
   t.equal(tasks.route?.surface, 'a2a')
   t.same(tasks.route?.resource, { family: 'teams', idIndex: 2 })
-  t.same(tasks.route?.checks, [{ kind: 'a2a-task-ownership' }])
+  t.same(tasks.route?.checks, [{ kind: 'a2a-task-ownership', operation: 'get' }])
+  t.same(catalogue.match('POST', '/a2a/agents/a1/v1/tasks:cancel').route?.checks, [
+    { kind: 'a2a-task-ownership', operation: 'cancel' },
+  ])
   t.same(catalogue.match('POST', '/a2a/message/stream').route?.checks, [{ kind: 'a2a-dispatch' }])
   t.equal(catalogue.match('GET', '/a2a/agents/a1/.well-known/agent-card.json').route, undefined)
   t.equal(catalogue.match('POST', '/a2ax/agents/a1/v1/message:send').route, undefined)

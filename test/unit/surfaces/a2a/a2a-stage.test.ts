@@ -72,37 +72,54 @@ void t.test('a failed catalog fetch fails closed and is not cached', async (t) =
 })
 
 void t.test(
-  'task ownership is read from the upstream session, filtered by the caller',
+  'task ownership: a run of the component in a session the caller owns (get and cancel)',
   async (t) => {
     const session = { session_id: 's1', user_id: 'u1', agent_id: 'a1' }
     const { lookup, calls } = fakeLookup({
       '/sessions/s1': { status: 200, value: session },
+      '/sessions/s1/runs': { status: 200, value: [{ run_id: 'r1', agent_id: 'a1' }] },
       '/sessions/s2': { status: 404, value: { detail: 'not found' } },
+      '/sessions/s3': { status: 200, value: { ...session, session_id: 's3' } },
+      '/sessions/s3/runs': { status: 500, value: null },
     })
-    const target = { family: 'agents', id: 'a1' } as const
-    await verifyTaskOwnership(lookup, target, 's1', ['u1'])
+    const target: { readonly family: 'agents'; readonly id: string } = {
+      family: 'agents',
+      id: 'a1',
+    }
+    const params = (id: unknown, contextId: unknown) => ({ id, contextId })
+    for (const operation of ['get', 'cancel'] as const) {
+      await verifyTaskOwnership(lookup, target, params('r1', 's1'), ['u1'], operation)
+      const refusal = (p: unknown, owners = ['u1'], component = target) =>
+        gatewayErrorOf(() => verifyTaskOwnership(lookup, component, p, owners, operation))
+      const foreign = await refusal(params('r1', 's2'))
+      t.same([foreign.status, foreign.detail], [404, 'Run not found'], `${operation}: foreign`)
+      t.equal((await refusal(params('r2', 's1'))).status, 404, `${operation}: not in the session`)
+      t.equal(
+        (await refusal(params('r1', 's1'), ['u2'])).status,
+        404,
+        `${operation}: not the owner`,
+      )
+      const other = { ...target, id: 'a2' }
+      t.equal((await refusal(params('r1', 's1'), ['u1'], other)).status, 404, 'other component')
+      t.equal((await refusal(params('r1', 7))).status, 404, `${operation}: a contextId no string`)
+      t.equal((await refusal(params('r1', 's3'))).status, 502, `${operation}: runs unreadable`)
+      t.equal((await refusal(params('r1', 's9'))).status, 502, `${operation}: session unreadable`)
+      await verifyTaskOwnership(lookup, target, params('r1', 's1'), ['alias', 'u1'], operation)
+      await verifyTaskOwnership(lookup, target, { contextId: 's2' }, ['u1'], operation)
+    }
     t.equal(calls[0], '/sessions/s1?type=agent&user_id=u1')
-    const foreign = await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's2', ['u1']))
-    t.same([foreign.status, foreign.detail], [404, 'Task not found'])
-    const otherComponent = { family: 'agents', id: 'a2' } as const
-    t.equal(
-      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, otherComponent, 's1', ['u1'])))
-        .status,
-      404,
+    const before = calls.length
+    await verifyTaskOwnership(lookup, target, params('r1', undefined), ['u1'], 'get')
+    t.equal(calls.length, before, 'get without contextId: the upstream’s 400')
+    const cancel = await gatewayErrorOf(() =>
+      verifyTaskOwnership(lookup, target, params('r1', ''), ['u1'], 'cancel'),
     )
-    t.equal(
-      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's1', ['u2']))).status,
-      404,
+    t.same(
+      [cancel.status, cancel.detail],
+      [400, 'contextId is required to cancel a task'],
+      'cancel without contextId',
     )
-    t.equal(
-      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 7, ['u1']))).status,
-      404,
-    )
-    await verifyTaskOwnership(lookup, target, undefined, ['u1'])
-    t.equal(calls.length, 4, 'no contextId: left to the upstream')
-    t.equal(
-      (await gatewayErrorOf(() => verifyTaskOwnership(lookup, target, 's9', ['u1']))).status,
-      502,
-    )
+    await verifyTaskOwnership(lookup, target, undefined, ['u1'], 'cancel')
+    t.equal(calls.length, before, 'no task id: the upstream’s 400')
   },
 )
