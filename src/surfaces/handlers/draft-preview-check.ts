@@ -37,7 +37,7 @@ export async function checkDraftPreview(
   const id = ctx.segment(resource.idIndex)
   const decide = async (versions: readonly string[]): Promise<void> => {
     for (const version of versions) {
-      await draftPreviewRefusal(ctx, resource.family, id, version, actor)
+      await requireDraftPreview(ctx, resource.family, id, version, actor)
     }
   }
   if (field === 'query') {
@@ -67,10 +67,10 @@ export async function checkDraftPreview(
 }
 
 /**
- * AgentOS's `allow_draft_preview` for a caller that is not privileged, refused as the family's
- * `<Kind> not found` (V3-DRAFT-3).
+ * AgentOS's `allow_draft_preview` for a caller that is not privileged: a draft it may not preview is
+ * the family's `<Kind> not found` (V3-DRAFT-3).
  */
-export async function draftPreviewRefusal(
+export async function requireDraftPreview(
   ctx: HandlerContext,
   family: ResourceFamily,
   id: string,

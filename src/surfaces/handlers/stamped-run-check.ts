@@ -2,7 +2,7 @@ import type { ResourceFamily } from '../../policy/catalogue/route-facts.js'
 import type { ForwardPlan } from '../../upstream/forward-plan.js'
 import { isJsonObject } from '../common/json.js'
 import { lookupFailed } from '../common/upstream-lookup.js'
-import { draftPreviewRefusal } from './draft-preview-check.js'
+import { requireDraftPreview } from './draft-preview-check.js'
 import { previewIdentity, requestedVersions, VERSION_STAMP } from './draft-preview.js'
 import type { HandlerContext } from './handler-context.js'
 import { screenForm } from './planned-form.js'
@@ -34,7 +34,7 @@ export async function checkStampedRun(
       async screen(_name, sessionId) {
         if (sessionId === '') return sessionId
         for (const version of await stampedVersions(ctx, resource.family, id, runId, sessionId)) {
-          await draftPreviewRefusal(ctx, resource.family, id, version, actor)
+          await requireDraftPreview(ctx, resource.family, id, version, actor)
         }
         return sessionId
       },
