@@ -21,6 +21,9 @@ function ownershipRule(resource: OwnedResource, verb: string): string {
   return rules[verb] ?? rules['other'] ?? ''
 }
 
+/** Where a draft version comes from: a run start's form, a read's query, a continued run's stamp. */
+const DRAFT_RULES = { form: 'V3-DRAFT-1G', query: 'V3-DRAFT-2G', stamp: 'V3-DRAFT-3G' } as const
+
 function describeCheck(check: HandlerCheck): string {
   switch (check.kind) {
     case 'resource-access':
@@ -38,7 +41,7 @@ function describeCheck(check: HandlerCheck): string {
     }
     case 'draft-preview':
       return `draft \`version\` (${check.field}) only for privileged callers or the owner (${
-        check.field === 'form' ? 'V3-DRAFT-1G' : 'V3-DRAFT-2G'
+        DRAFT_RULES[check.field]
       })`
     case 'component-references':
       return 'the components its `config` names are visible to the caller (V3-COMP-4G)'

@@ -120,6 +120,8 @@ export const REASONS = {
   'handlers.schedule_lookup':
     "a schedule's stored target could not be read from the upstream (502)",
   'handlers.config_lookup': "a component config's stage could not be read from the upstream (502)",
+  'handlers.run_lookup':
+    "a continued run's version stamp could not be read from the upstream (502)",
   'handlers.listing_lookup': 'a listing to filter could not be read from the upstream (502)',
   'handlers.listing_too_long': 'a listing to filter holds more rows than the gateway reads (502)',
 

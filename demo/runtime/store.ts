@@ -55,6 +55,8 @@ export interface V3RunFields {
   /** the `Idempotency-Key` header as received */
   idempotency_key: string | null
   media: MediaRef[]
+  /** the form's `metadata` object, stamped with the pinned version (`agno_component_version`) */
+  metadata: JsonObject | null
 }
 
 export interface RunRecord {

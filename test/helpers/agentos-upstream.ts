@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Teardown } from './gateway.js'
+import { onSuiteLine } from './suite-line.js'
 
 /** What a fake AgentOS publishes about itself. */
 export interface AgentOsFace {
@@ -27,6 +28,20 @@ export const AGENTOS_3_0: AgentOsFace = {
   agnoVersion: '3.0.0a3',
   osVersion: '1.0.0',
   paths: [...COMMON_PATHS, '/components/{component_id}/restore', '/metrics/refresh/status'],
+}
+
+/** The AgentOS of the suite's line, as its /info and /openapi.json show it. */
+export const SUITE_AGENTOS_FACE: AgentOsFace = onSuiteLine({
+  '2.9': AGENTOS_2_9,
+  '3.0': AGENTOS_3_0,
+})
+
+/** `GET /info` as the AgentOS `face` plays answers it (unless `face.info` replaces it). */
+export function infoOf(face: AgentOsFace): Record<string, unknown> {
+  const info: Record<string, unknown> = { os_id: 'fake-os', auth_mode: 'none', agent_count: 1 }
+  if (face.agnoVersion !== undefined) info.agno_version = face.agnoVersion
+  if (face.osVersion !== undefined) info.os_version = face.osVersion
+  return info
 }
 
 export interface RecordedCall {
@@ -95,10 +110,7 @@ function answer(face: AgentOsFace, path: string, req: IncomingMessage, res: Serv
     return
   }
   if (path === '/info') {
-    const info: Record<string, unknown> = { os_id: 'fake-os', auth_mode: 'none', agent_count: 1 }
-    if (face.agnoVersion !== undefined) info.agno_version = face.agnoVersion
-    if (face.osVersion !== undefined) info.os_version = face.osVersion
-    json(res, info)
+    json(res, infoOf(face))
   } else if (path === '/health') {
     json(res, { status: 'ok' })
   } else if (path === '/openapi.json') {

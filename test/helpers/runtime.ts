@@ -5,7 +5,7 @@ import {
   type AgentRuntime,
   type AgentRuntimeOptions,
 } from '../../demo/runtime/index.js'
-import { AGENTOS_2_9 } from './agentos-upstream.js'
+import { infoOf, SUITE_AGENTOS_FACE } from './agentos-upstream.js'
 import type { Teardown } from './gateway.js'
 import { SUITE_AGENTOS_LINE } from './suite-line.js'
 
@@ -30,8 +30,9 @@ export interface CustomUpstream {
 
 /**
  * A plain node:http upstream on port 0 for behaviour the demo runtime does not have. The gateway's
- * own reads of the AgentOS version (X-Portcullis-Probe) are answered here as AgentOS 2.9.0 answers
- * them and never reach `listener`: they come at times of the gateway's choosing.
+ * own reads of the AgentOS version (X-Portcullis-Probe) are answered here as the AgentOS of the
+ * suite's line answers them and never reach `listener`: they come at times of the gateway's
+ * choosing.
  */
 export async function startCustomUpstream(
   t: Teardown,
@@ -43,7 +44,7 @@ export async function startCustomUpstream(
       return
     }
     res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ agno_version: AGENTOS_2_9.agnoVersion }))
+    res.end(JSON.stringify(infoOf(SUITE_AGENTOS_FACE)))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(

@@ -1,4 +1,5 @@
 import { isAgentOsLine, type AgentOsLine } from '../../src/policy/catalogue/index.js'
+import { LINES } from '../../demo/runtime/lines.js'
 
 /**
  * The AgentOS line the suites run against: the demo runtimes they start speak it, and every
@@ -15,4 +16,24 @@ function suiteLine(requested: string | undefined): AgentOsLine {
     throw new Error(`PORTCULLIS_TEST_AGENTOS=${requested}: not an AgentOS line`)
   }
   return requested
+}
+
+/**
+ * The expectation of a test for the suite's line, where the two lines answer differently (a route
+ * one of them removed, a version it reports). Every line is named, so a new line fails to compile
+ * until each such expectation says what it answers.
+ */
+export function onSuiteLine<T>(expectations: Readonly<Record<AgentOsLine, T>>): T {
+  return expectations[SUITE_AGENTOS_LINE]
+}
+
+/** What the demo runtime reports of itself on the suite's line (`/info`'s versions). */
+export const SUITE_RUNTIME_VERSIONS = LINES[SUITE_AGENTOS_LINE]
+
+/**
+ * How `/readyz` and the start-up line begin when a gateway runs pinned to the suite's line
+ * (`3.0 (pinned`), followed by `more`, the source of a regular expression (`; upstream `).
+ */
+export function pinnedLine(more = ''): RegExp {
+  return new RegExp(`^${SUITE_AGENTOS_LINE.replace('.', '\\.')} \\(pinned${more}`)
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import WebSocket, { WebSocketServer, type RawData } from 'ws'
-import { AGENTOS_2_9 } from './agentos-upstream.js'
+import { infoOf, SUITE_AGENTOS_FACE } from './agentos-upstream.js'
 import type { Teardown } from './gateway.js'
 import { within } from './wait.js'
 
@@ -120,11 +120,11 @@ export async function startWsUpstream(
   // choosing any, as AgentOS's /workflows/ws does.
   const chooses = options.choosesProtocol ?? true
   // Plain HTTP gets 426, as from ws's own server, except the gateway's reads of the AgentOS
-  // version, answered as AgentOS 2.9.0 answers them.
+  // version, answered as the AgentOS of the suite's line answers them.
   const http = createServer((req, res) => {
     const probe = req.headers['x-portcullis-probe'] !== undefined
     res.writeHead(probe ? 200 : 426, { 'content-type': probe ? 'application/json' : 'text/plain' })
-    res.end(probe ? JSON.stringify({ agno_version: AGENTOS_2_9.agnoVersion }) : 'Upgrade Required')
+    res.end(probe ? JSON.stringify(infoOf(SUITE_AGENTOS_FACE)) : 'Upgrade Required')
   })
   const server = new WebSocketServer({
     server: http,

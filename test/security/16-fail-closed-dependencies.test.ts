@@ -12,6 +12,7 @@ import { startGateway } from '../helpers/gateway.js'
 import { fixtures, publicJwk, signJwt } from '../helpers/jwt.js'
 import { metricValue } from '../helpers/metrics.js'
 import { startCustomUpstream, startRuntime } from '../helpers/runtime.js'
+import { onSuiteLine } from '../helpers/suite-line.js'
 import { WsClient } from '../helpers/websocket.js'
 import { badToken, seedAccount } from '../conformance/service-accounts/harness.js'
 import {
@@ -194,11 +195,13 @@ void t.test('an unreadable JWKS file at startup: the gateway does not start', as
 })
 
 void t.test(
-  'A2A dispatch with its catalog unavailable: 502, never forwarded unchecked',
+  'A2A dispatch with its catalog unavailable: 502, never forwarded unchecked (3.0: no dispatch)',
   async (t) => {
     let forwarded = 0
+    let catalogReads = 0
     const upstream = await startCustomUpstream(t, (req, res) => {
-      if (req.url?.startsWith('/config') !== true) forwarded++
+      if (req.url?.startsWith('/config') === true) catalogReads++
+      else forwarded++
       res.writeHead(req.url?.startsWith('/config') === true ? 500 : 200, {
         'content-type': 'application/json',
       })
@@ -228,7 +231,14 @@ void t.test(
         params: { message: {} },
       }),
     })
-    t.equal(reply.status, 502)
-    t.equal(forwarded, 0, 'the message never reached the upstream')
+    // AgentOS 3.0 removed the dispatch (V3-A2A-1): nothing to check, and the upstream answers for
+    // a route it does not have (this one answers everything with 200).
+    t.equal(reply.status, onSuiteLine({ '2.9': 502, '3.0': 200 }))
+    t.equal(
+      forwarded,
+      onSuiteLine({ '2.9': 0, '3.0': 1 }),
+      'the message never reached the upstream unchecked',
+    )
+    t.equal(catalogReads > 0, onSuiteLine({ '2.9': true, '3.0': false }), 'the catalog read')
   },
 )

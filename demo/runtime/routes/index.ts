@@ -17,7 +17,7 @@ import { registerTestingRoutes } from './testing.js'
 import { registerComponentRoutes } from './v3/components.js'
 import { registerMediaRoutes } from './v3/media.js'
 import { registerQueueRoutes } from './v3/queue.js'
-import { createRunV3 } from './v3/runs.js'
+import { createRunV3, stampedVersionResolves } from './v3/runs.js'
 import { registerScheduleRoutes } from './v3/schedules.js'
 import { registerWorkflowReadV3 } from './v3/workflow-read.js'
 
@@ -31,7 +31,7 @@ export function buildRouter(line: AgentOsLine): Router {
   registerCatalogRoutes(router)
   if (v3) registerRunRoutes(router, createRunV3)
   else registerRunRoutes(router)
-  registerRunActionRoutes(router)
+  registerRunActionRoutes(router, v3 ? stampedVersionResolves : undefined)
   registerSessionRoutes(router)
   registerMemoryRoutes(router)
   registerKnowledgeRoutes(router)

@@ -8,7 +8,17 @@ import { requireComponent } from './catalog.js'
 
 const RUN_ACTIONS = { cancel: 'CANCELLED', continue: 'COMPLETED', resume: 'RUNNING' } as const
 
-function runAction(family: Family, action: keyof typeof RUN_ACTIONS) {
+/**
+ * A line's check of a run about to be continued, given the run the form's session holds for the
+ * path's component; false when it answered the request itself.
+ */
+export type ContinueCheck = (ctx: RequestContext, family: Family, run: RunRecord) => boolean
+
+function runAction(
+  family: Family,
+  action: keyof typeof RUN_ACTIONS,
+  continueCheck: ContinueCheck | undefined,
+) {
   return (ctx: RequestContext): void => {
     if (!requireWellFormedForm(ctx)) return
     const idKey = FAMILY_INFO[family].idKey
@@ -18,6 +28,12 @@ function runAction(family: Family, action: keyof typeof RUN_ACTIONS) {
     const status = RUN_ACTIONS[action]
     const run = ctx.app.store.runs.get(runId)
     if (run !== undefined && action === 'cancel') run.status = status
+    const continued =
+      action === 'continue' &&
+      run?.family === family &&
+      run.component_id === componentId &&
+      run.session_id === inputField(ctx, 'session_id')
+    if (continued && continueCheck !== undefined && !continueCheck(ctx, family, run)) return
     sendJson(ctx.res, 200, {
       action,
       run_id: runId,
@@ -98,11 +114,15 @@ function registerReads(router: Router, family: Family, base: string): void {
     })
 }
 
-export function registerRunActionRoutes(router: Router): void {
+export function registerRunActionRoutes(router: Router, continueCheck?: ContinueCheck): void {
   for (const family of FAMILIES) {
     const base = `/${family}/{${FAMILY_INFO[family].idKey}}`
     for (const action of ['cancel', 'continue', 'resume'] as const) {
-      router.add('POST', `${base}/runs/{run_id}/${action}`, runAction(family, action))
+      router.add(
+        'POST',
+        `${base}/runs/{run_id}/${action}`,
+        runAction(family, action, continueCheck),
+      )
     }
     if (family !== 'workflows') {
       router.add('POST', `${base}/sessions/{session_id}/fork`, forkSession(family))

@@ -64,13 +64,15 @@ const COMPONENT_READS: ReadonlySet<string> = new Set(
 )
 
 /**
- * 2.9's routes, with 3.0's new handler checks: a run whose form names a draft `version`, and a
- * component read whose query does (V3-DRAFT-3, V3-DRAFT-2G), and the identity a scoped caller
+ * 2.9's routes, with 3.0's new handler checks: a run whose form names a draft `version`, a
+ * component read whose query does, a continue of a run stamped with one (V3-DRAFT-3,
+ * V3-DRAFT-2G, V3-DRAFT-3G), and the identity a scoped caller
  * needs under isolation (V3-ISO-1).
  */
 const CHANGED_ROUTES = withChecks(AGENTOS_2_9.routes, (route) => {
   const checks: HandlerCheck[] = []
   if (route.identity === 'run') checks.push({ kind: 'draft-preview', field: 'form' })
+  if (route.identity === 'run-continue') checks.push({ kind: 'draft-preview', field: 'stamp' })
   if (route.method === 'GET' && COMPONENT_READS.has(route.path)) {
     checks.push({ kind: 'draft-preview', field: 'query' })
   }

@@ -107,8 +107,12 @@ export type HandlerCheck =
       readonly verb: OwnershipVerb
       readonly notFound?: string
     }
-  /** V3-DRAFT: a draft `version` runs only for privileged callers and the component's owner. */
-  | { readonly kind: 'draft-preview'; readonly field: 'form' | 'query' }
+  /**
+   * V3-DRAFT: a draft `version` runs only for privileged callers and the component's owner: the
+   * version a run start's form or a read's query names, or the one stamped on the run a continue
+   * names (`stamp`).
+   */
+  | { readonly kind: 'draft-preview'; readonly field: 'form' | 'query' | 'stamp' }
   /** V3-COMP-2: the components a body's `config` names must be visible to the caller. */
   | { readonly kind: 'component-references' }
   /** A2A-5: the deprecated dispatch needs the run scope of the family `X-Agent-ID` names. */

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js'
 import { rewriteFieldList } from '../../identity/url-encoded-fields.js'
-import { capitalizedSingular } from '../../policy/catalogue/route-facts.js'
+import { capitalizedSingular, type ResourceFamily } from '../../policy/catalogue/route-facts.js'
 import type { RecordedOwner } from '../../service-accounts/resource-owners.js'
 import type { ForwardPlan } from '../../upstream/forward-plan.js'
 import { isJsonObject } from '../common/json.js'
@@ -37,10 +37,7 @@ export async function checkDraftPreview(
   const id = ctx.segment(resource.idIndex)
   const decide = async (versions: readonly string[]): Promise<void> => {
     for (const version of versions) {
-      if (await allowed(ctx, id, version, actor)) continue
-      throw new GatewayError('NOT_FOUND', `${capitalizedSingular(resource.family)} not found`, {
-        reason: 'handlers.draft_preview',
-      })
+      await requireDraftPreview(ctx, resource.family, id, version, actor)
     }
   }
   if (field === 'query') {
@@ -67,6 +64,23 @@ export async function checkDraftPreview(
     },
     ctx.deps.bodyLimits.maxBytes,
   )
+}
+
+/**
+ * AgentOS's `allow_draft_preview` for a caller that is not privileged: a draft it may not preview is
+ * the family's `<Kind> not found` (V3-DRAFT-3).
+ */
+export async function requireDraftPreview(
+  ctx: HandlerContext,
+  family: ResourceFamily,
+  id: string,
+  version: string,
+  actor: string | null,
+): Promise<void> {
+  if (await allowed(ctx, id, version, actor)) return
+  throw new GatewayError('NOT_FOUND', `${capitalizedSingular(family)} not found`, {
+    reason: 'handlers.draft_preview',
+  })
 }
 
 async function allowed(

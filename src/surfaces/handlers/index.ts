@@ -5,6 +5,7 @@ import { HandlerContext, type HandlerChecksDeps } from './handler-context.js'
 import { checkOwnership } from './ownership-check.js'
 import { checkReferences } from './references-check.js'
 import { checkScheduleTarget } from './schedule-target-check.js'
+import { checkStampedRun } from './stamped-run-check.js'
 
 export type { HandlerChecksDeps } from './handler-context.js'
 
@@ -37,7 +38,10 @@ export function handlerChecksStage(deps: HandlerChecksDeps): RouteStage {
             planned = await checkScheduleTarget(ctx, check.target, planned)
             break
           case 'draft-preview':
-            planned = await checkDraftPreview(ctx, check.field, planned)
+            planned =
+              check.field === 'stamp'
+                ? await checkStampedRun(ctx, planned)
+                : await checkDraftPreview(ctx, check.field, planned)
             break
           case 'component-references':
             planned = await checkReferences(ctx, planned)

@@ -17,6 +17,7 @@ import {
 import { fixtures, publicJwk, rawJwt, signJwt } from '../../helpers/jwt.js'
 import { parseMetrics } from '../../helpers/metrics.js'
 import { startRuntime } from '../../helpers/runtime.js'
+import { pinnedLine } from '../../helpers/suite-line.js'
 
 const K1 = publicJwk(fixtures.rsaPublicPem(), { kid: 'k1', use: 'sig', alg: 'RS256' })
 const K2 = publicJwk(fixtures.rsa2PublicPem(), { kid: 'k2', use: 'sig', alg: 'RS256' })
@@ -127,7 +128,7 @@ void t.test('OIDC discovery over HTTPS with a private CA; iss is checked', async
   t.equal(runtime.requests.length, 0, 'nothing refused reached the upstream')
   t.match(await readiness(gateway), {
     status: 200,
-    checks: { upstream: 'ok', agentos: /^2\.9 \(pinned/, jwks: 'ok' },
+    checks: { upstream: 'ok', agentos: pinnedLine(), jwks: 'ok' },
   })
   t.equal(await metric(gateway, 'portcullis_jwks_keys', { source: 'remote' }), 1)
   t.equal(await metric(gateway, 'portcullis_jwks_state', { state: 'fresh' }), 1)
@@ -155,7 +156,7 @@ void t.test('a jwks_url is fetched directly; the CA is required to trust it', as
     status: 503,
     checks: {
       upstream: 'ok',
-      agentos: /^2\.9 \(pinned/,
+      agentos: pinnedLine(),
       jwks: 'unavailable: no key set loaded yet; fetches fail (tls)',
     },
   })

@@ -4,6 +4,7 @@
  */
 import t from 'tap'
 import { startRuntime } from '../../helpers/runtime.js'
+import { SUITE_RUNTIME_VERSIONS } from '../../helpers/suite-line.js'
 import { ids, ip, jConfig, jwt, sConfig, stack, withDatabase } from '../../conformance/fixtures.js'
 
 const runtime = await startRuntime(t)
@@ -81,7 +82,11 @@ void t.test('GET /info reports the gateway’s auth mode in every mode', async (
     const gateway = await stack(t, runtime, config, env)
     const info = await gateway.call('GET', '/info')
     t.equal(info.status, 200)
-    t.match(info.body, { auth_mode: mode, os_id: 'demo-os', version: '2.9.0-demo' }, mode)
+    t.match(
+      info.body,
+      { auth_mode: mode, os_id: 'demo-os', version: SUITE_RUNTIME_VERSIONS.runtimeVersion },
+      mode,
+    )
     // AgentOS's field keeps AgentOS's value; the gateway's own says when it runs open.
     t.same(
       (info.body as { portcullis?: unknown }).portcullis,

@@ -8,6 +8,7 @@ import { freshEmbeddedDataDir } from '../../helpers/embedded-store.js'
 import type { Teardown } from '../../helpers/gateway.js'
 import { fixtures } from '../../helpers/jwt.js'
 import { closedPort } from '../../helpers/runtime.js'
+import { SUITE_AGENTOS_LINE } from '../../helpers/suite-line.js'
 
 const FIXTURES = 'test/fixtures/configs'
 const RUNS_OPEN =
@@ -38,7 +39,7 @@ void t.test('config check: a good file exits 0 with a summary', async (t) => {
 
   t.same(validExit, { code: 0, signal: null })
   t.same(valid.stdout, [
-    `${FIXTURES}/valid.yaml: valid (auth mode security_key, JWT authorization off, upstream http://127.0.0.1:7777, AgentOS 2.9 (pinned))`,
+    `${FIXTURES}/valid.yaml: valid (auth mode security_key, JWT authorization off, upstream http://127.0.0.1:7777, AgentOS ${SUITE_AGENTOS_LINE} (pinned))`,
   ])
   t.same(valid.stderr, [])
 
@@ -161,7 +162,7 @@ void t.test('config check: warnings, --strict, an empty file, resolved paths', a
 
   t.equal(lenient?.code, 0, 'a warning alone passes')
   t.same(runs[0]?.stdout, [
-    `${open}: valid (auth mode open, JWT authorization off, upstream http://127.0.0.1:7777, AgentOS 2.9 (pinned))`,
+    `${open}: valid (auth mode open, JWT authorization off, upstream http://127.0.0.1:7777, AgentOS ${SUITE_AGENTOS_LINE} (pinned))`,
     `  database.data_dir: ${join(dirname(open), 'state')}`,
   ])
   t.same(runs[0]?.stderr, [runsOpen], 'the gateway would run open: said so')

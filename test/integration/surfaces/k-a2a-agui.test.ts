@@ -1,5 +1,6 @@
 /** Checklist K (162–173): A2A and AG-UI through the gateway (authorization on). */
 import t from 'tap'
+import { onSuiteLine } from '../../helpers/suite-line.js'
 import {
   a2aTaskUser,
   aguiRunUser,
@@ -46,6 +47,9 @@ function send(
 
 const taskUser = a2aTaskUser
 
+/** AgentOS 3.0 removed the deprecated dispatch: an authenticated caller gets its 404 (V3-A2A-1). */
+const REMOVED = [404, 'Not Found']
+
 const CARD = '/a2a/agents/a1/.well-known/agent-card.json'
 const SEND = '/a2a/agents/a1/v1/message:send'
 
@@ -73,7 +77,10 @@ void t.test('164 JWT(config:read): send, stream and the deprecated route are 403
     json: send('hi'),
     headers: { 'x-agent-id': 'a1' },
   })
-  t.same([deprecated.status, deprecated.detail], [403, ip('agents:run')])
+  t.same(
+    [deprecated.status, deprecated.detail],
+    onSuiteLine({ '2.9': [403, ip('agents:run')], '3.0': REMOVED }),
+  )
 })
 
 void t.test('165 read and run are separate', async (t) => {
@@ -143,22 +150,35 @@ void t.test('168 custom prefix: global grants only; root prefix: per-resource', 
   t.equal((await ROOT.call('POST', rootPath, { token: specific, json: send('hi') })).status, 200)
 })
 
-void t.test('169 deprecated dispatch needs the run scope of the resolved family', async (t) => {
-  const call = async (scopes: string[], target: string) =>
-    J.call('POST', '/a2a/message/send', {
-      token: await jwt(scopes),
-      json: send('hi'),
-      headers: { 'x-agent-id': target },
-    })
-  const team = await call(['agents:run'], 't1')
-  t.same([team.status, team.detail], [403, 'Insufficient permissions to run this team'])
-  t.equal((await call(['agents:run', 'teams:run'], 't1')).status, 200)
-  t.equal((await call(['agents:run', 'teams:t1:run'], 't1')).status, 200, 'per-resource')
-  const workflow = await call(['agents:run'], 'w1')
-  t.same([workflow.status, workflow.detail], [403, 'Insufficient permissions to run this workflow'])
-  t.equal((await call(['agents:run'], 'a1')).status, 200)
-  t.equal((await call(['agents:run'], 'nope')).status, 404, 'unknown: the upstream answers')
-})
+void t.test(
+  '169 deprecated dispatch needs the run scope of the resolved family (3.0: removed)',
+  async (t) => {
+    const call = async (scopes: string[], target: string) =>
+      J.call('POST', '/a2a/message/send', {
+        token: await jwt(scopes),
+        json: send('hi'),
+        headers: { 'x-agent-id': target },
+      })
+    const ran = onSuiteLine({ '2.9': 200, '3.0': 404 })
+    const team = await call(['agents:run'], 't1')
+    t.same(
+      [team.status, team.detail],
+      onSuiteLine({ '2.9': [403, 'Insufficient permissions to run this team'], '3.0': REMOVED }),
+    )
+    t.equal((await call(['agents:run', 'teams:run'], 't1')).status, ran)
+    t.equal((await call(['agents:run', 'teams:t1:run'], 't1')).status, ran, 'per-resource')
+    const workflow = await call(['agents:run'], 'w1')
+    t.same(
+      [workflow.status, workflow.detail],
+      onSuiteLine({
+        '2.9': [403, 'Insufficient permissions to run this workflow'],
+        '3.0': REMOVED,
+      }),
+    )
+    t.equal((await call(['agents:run'], 'a1')).status, ran)
+    t.equal((await call(['agents:run'], 'nope')).status, 404, 'unknown: the upstream answers')
+  },
+)
 
 void t.test('170 tasks:get: admins unfiltered, scoped callers only their runs', async (t) => {
   const scopes = ['agents:run', 'agents:read']

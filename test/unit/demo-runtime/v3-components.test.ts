@@ -192,6 +192,59 @@ void t.test(
   },
 )
 
+void t.test(
+  'a pinned run is stamped with its version, which a continue resolves again',
+  async (t) => {
+    const runtime = await startRuntime(t, { agentos: '3.0' })
+    await call(base(runtime), 'POST', '/components', {
+      name: 'Agent One',
+      component_id: 'a1',
+      component_type: 'agent',
+      config: {},
+    })
+    const start = async (fields: Record<string, string>) => {
+      const reply = await call(
+        base(runtime),
+        'POST',
+        '/agents/a1/runs',
+        form({ message: 'hi', ...fields }),
+      )
+      return reply.body as { run_id: string; session_id: string; metadata: unknown }
+    }
+    const pinned = await start({ version: '1', metadata: JSON.stringify({ team: 'x' }) })
+    t.same(pinned.metadata, { team: 'x', agno_component_version: 1 })
+    const read = await call(
+      base(runtime),
+      'GET',
+      `/agents/a1/runs/${pinned.run_id}?session_id=${pinned.session_id}`,
+    )
+    t.match(read.body, { metadata: { agno_component_version: 1 } }, 'the run read back shows it')
+    t.same((await start({ metadata: 'not json' })).metadata, null, 'unreadable metadata: none')
+
+    const resume = (run: { run_id: string; session_id: string }, family = 'agents', id = 'a1') =>
+      call(
+        base(runtime),
+        'POST',
+        `/${family}/${id}/runs/${run.run_id}/continue`,
+        form({ session_id: run.session_id }),
+      )
+    t.equal((await resume(pinned)).status, 200, 'the stamped version resolves')
+    t.equal((await call(base(runtime), 'DELETE', '/components/a1/configs/1')).status, 204)
+    const gone = await resume(pinned)
+    t.same(
+      [gone.status, gone.body],
+      [404, { detail: `Agent version 1 recorded on run ${pinned.run_id} is no longer available` }],
+    )
+    t.equal((await resume(await start({}))).status, 200, 'an unstamped run continues')
+    t.equal(
+      (await resume({ ...pinned, session_id: 'another' })).status,
+      200,
+      'the run is read in the session the form names',
+    )
+    t.equal((await resume(pinned, 'agents', 'a2')).status, 200, "and of the path's component")
+  },
+)
+
 void t.test('the 2.9 line keeps the generic component routes', async (t) => {
   const runtime = await startRuntime(t)
   const reply = await call(base(runtime), 'POST', '/components/c1/restore')
