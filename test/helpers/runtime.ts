@@ -7,6 +7,7 @@ import {
 } from '../../demo/runtime/index.js'
 import { infoOf, SUITE_AGENTOS_FACE } from './agentos-upstream.js'
 import type { Teardown } from './gateway.js'
+import { listenForTest } from './ports.js'
 import { SUITE_AGENTOS_LINE } from './suite-line.js'
 
 /**
@@ -46,15 +47,7 @@ export async function startCustomUpstream(
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(JSON.stringify(infoOf(SUITE_AGENTOS_FACE)))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  const { port } = server.address() as AddressInfo
+  const port = await listenForTest(t, server)
   return { url: `http://127.0.0.1:${port}`, port, server }
 }
 
