@@ -6,7 +6,7 @@
  *    test file's imports again in every test process (tsx) cost about as much CPU as the tests
  *    themselves, and far more on a fresh machine, whose compile cache is empty. JavaScript whose
  *    TypeScript source is gone is removed, so that a deleted test never runs.
- * 2. Lints (`npm run lint`).
+ * 2. Lints (`npm run lint`), beside steps 1 and 3: each of them keeps one core busy.
  * 3. Prepares what the test processes share, once rather than in each: the gateway built as
  *    `npm run build` builds it (dist/), the migrated embedded-store template, and a scratch
  *    directory in memory (test/helpers/built-gateway.ts, scratch-dir.ts).
@@ -15,7 +15,7 @@
  * `npm test -- <files>` runs only those test files (a TypeScript path runs its compiled
  * JavaScript), without the lint and the coverage thresholds; other arguments go to tap. `npm run build:tests` does step 1 only.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import process from 'node:process'
@@ -36,10 +36,6 @@ function run(command: string, args: readonly string[]): number {
   return result.status ?? 1
 }
 
-function exitOnFailure(status: number): void {
-  if (status !== 0) process.exit(status)
-}
-
 /** The source an output of tsc was written from, or undefined for a file tsc did not write. */
 function sourceOf(output: string): string | undefined {
   const match = OUTPUT_SOURCES.find(([ending]) => output.endsWith(ending))
@@ -48,20 +44,20 @@ function sourceOf(output: string): string | undefined {
   return join(PACKAGE_ROOT, relative(BUILD, output.slice(0, -ending.length) + sourceEnding))
 }
 
-function buildTests(): void {
-  exitOnFailure(
-    run(join('node_modules', '.bin', 'tsc'), [
-      '-p',
-      'tsconfig.json',
-      '--noEmit',
-      'false',
-      '--outDir',
-      BUILD,
-      '--incremental',
-      '--tsBuildInfoFile',
-      join(BUILD, 'tsconfig.tsbuildinfo'),
-    ]),
-  )
+/** Type-checks and compiles; the exit status of tsc. */
+function buildTests(): number {
+  const status = run(join('node_modules', '.bin', 'tsc'), [
+    '-p',
+    'tsconfig.json',
+    '--noEmit',
+    'false',
+    '--outDir',
+    BUILD,
+    '--incremental',
+    '--tsBuildInfoFile',
+    join(BUILD, 'tsconfig.tsbuildinfo'),
+  ])
+  if (status !== 0) return status
   const build = join(PACKAGE_ROOT, BUILD)
   for (const entry of readdirSync(build, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue
@@ -69,6 +65,7 @@ function buildTests(): void {
     const source = sourceOf(relative(PACKAGE_ROOT, output))
     if (source !== undefined && !existsSync(source)) rmSync(output)
   }
+  return 0
 }
 
 /** A test file given by its TypeScript path runs as compiled. */
@@ -78,20 +75,38 @@ function tapArgument(arg: string): string {
     : arg
 }
 
-const args = process.argv.slice(2)
-buildTests()
-if (args.includes('--build-only')) process.exit(0)
+/** A command running beside this script's own steps; resolves to its exit status. */
+function start(
+  command: string,
+  args: readonly string[],
+): { status: Promise<number>; stop(): void } {
+  const child = spawn(command, args, { cwd: PACKAGE_ROOT, stdio: 'inherit' })
+  const status = new Promise<number>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => resolve(code ?? 1))
+  })
+  return { status, stop: () => child.kill() }
+}
 
+const args = process.argv.slice(2)
+const buildOnly = args.includes('--build-only')
 const someFiles = args.some((arg) => !arg.startsWith('-'))
-if (!someFiles) exitOnFailure(run('npm', ['run', '--silent', 'lint']))
+// ESLint and tsc each use one core: the lint runs beside the build and the preparation.
+const lint = buildOnly || someFiles ? undefined : start('npm', ['run', '--silent', 'lint'])
+const built = buildTests()
+if (built !== 0) lint?.stop()
+if (built !== 0 || buildOnly) process.exit(built)
 
 prepareScratchDir()
 let status = 1
 try {
   buildGateway()
   await makeStoreTemplate()
-  const subset = someFiles ? ['--allow-incomplete-coverage'] : []
-  status = run(join('node_modules', '.bin', 'tap'), [...subset, ...args.map(tapArgument)])
+  status = (await lint?.status) ?? 0
+  if (status === 0) {
+    const subset = someFiles ? ['--allow-incomplete-coverage'] : []
+    status = run(join('node_modules', '.bin', 'tap'), [...subset, ...args.map(tapArgument)])
+  }
 } finally {
   removeScratchDir()
 }
