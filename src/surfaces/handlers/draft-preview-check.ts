@@ -31,14 +31,10 @@ export async function checkDraftPreview(
   field: 'form' | 'query',
   plan: ForwardPlan,
 ): Promise<ForwardPlan> {
-  const { privileged, actor } = previewIdentity(ctx.principal, ctx.deps.grants.adminScope)
-  const resource = ctx.request.route.route?.resource
-  if (privileged || resource === undefined) return plan
-  const id = ctx.segment(resource.idIndex)
+  const subject = previewSubject(ctx)
+  if (subject === undefined) return plan
   const decide = async (versions: readonly string[]): Promise<void> => {
-    for (const version of versions) {
-      await requireDraftPreview(ctx, resource.family, id, version, actor)
-    }
+    for (const version of versions) await requireDraftPreview(ctx, subject, version)
   }
   if (field === 'query') {
     const query = plan.query ?? ctx.request.inbound.query
@@ -66,16 +62,29 @@ export async function checkDraftPreview(
   )
 }
 
+/** The component whose drafts a caller that is not privileged asks for, and that caller. */
+export interface PreviewSubject {
+  readonly family: ResourceFamily
+  readonly id: string
+  readonly actor: string | null
+}
+
+/** Undefined when the caller is privileged (AgentOS checks nothing) or the route names no component. */
+export function previewSubject(ctx: HandlerContext): PreviewSubject | undefined {
+  const { privileged, actor } = previewIdentity(ctx.principal, ctx.deps.grants.adminScope)
+  const resource = ctx.request.route.route?.resource
+  if (privileged || resource === undefined) return undefined
+  return { family: resource.family, id: ctx.segment(resource.idIndex), actor }
+}
+
 /**
  * AgentOS's `allow_draft_preview` for a caller that is not privileged: a draft it may not preview is
  * the family's `<Kind> not found` (V3-DRAFT-3).
  */
 export async function requireDraftPreview(
   ctx: HandlerContext,
-  family: ResourceFamily,
-  id: string,
+  { family, id, actor }: PreviewSubject,
   version: string,
-  actor: string | null,
 ): Promise<void> {
   if (await allowed(ctx, id, version, actor)) return
   throw new GatewayError('NOT_FOUND', `${capitalizedSingular(family)} not found`, {

@@ -2,8 +2,8 @@ import type { ResourceFamily } from '../../policy/catalogue/route-facts.js'
 import type { ForwardPlan } from '../../upstream/forward-plan.js'
 import { isJsonObject } from '../common/json.js'
 import { lookupFailed } from '../common/upstream-lookup.js'
-import { requireDraftPreview } from './draft-preview-check.js'
-import { previewIdentity, requestedVersions, VERSION_STAMP } from './draft-preview.js'
+import { previewSubject, requireDraftPreview } from './draft-preview-check.js'
+import { requestedVersions, VERSION_STAMP } from './draft-preview.js'
 import type { HandlerContext } from './handler-context.js'
 import { screenForm } from './planned-form.js'
 
@@ -21,10 +21,9 @@ export async function checkStampedRun(
   ctx: HandlerContext,
   plan: ForwardPlan,
 ): Promise<ForwardPlan> {
-  const { privileged, actor } = previewIdentity(ctx.principal, ctx.deps.grants.adminScope)
+  const subject = previewSubject(ctx)
   const resource = ctx.request.route.route?.resource
-  if (privileged || resource === undefined) return plan
-  const id = ctx.segment(resource.idIndex)
+  if (subject === undefined || resource === undefined) return plan
   const runId = ctx.segment(resource.idIndex + 2)
   return screenForm(
     ctx.request,
@@ -33,9 +32,8 @@ export async function checkStampedRun(
       names: SESSION_FIELDS,
       async screen(_name, sessionId) {
         if (sessionId === '') return sessionId
-        for (const version of await stampedVersions(ctx, resource.family, id, runId, sessionId)) {
-          await requireDraftPreview(ctx, resource.family, id, version, actor)
-        }
+        const stamped = await stampedVersions(ctx, subject.family, subject.id, runId, sessionId)
+        for (const version of stamped) await requireDraftPreview(ctx, subject, version)
         return sessionId
       },
     },
