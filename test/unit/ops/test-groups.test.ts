@@ -33,8 +33,11 @@ void t.test('unit files run a few to a process; marked and other files alone', a
   t.match(first, /^import t from 'tap'\n/)
   t.match(
     first,
-    'await import("../test/unit/x/a.test.js")\nawait t.test("end of .build/test/unit/x/a.test.js", async () => {})\nawait import("../test/unit/x/f.test.js")',
-    'members in order, each waited for',
+    [
+      'await t.test(".build/test/unit/x/a.test.js", () => import("../test/unit/x/a.test.js"))',
+      'await t.test(".build/test/unit/x/f.test.js", () => import("../test/unit/x/f.test.js"))',
+    ].join('\n'),
+    'members in order, each loaded behind the tests of the one before',
   )
   t.notMatch(first, 'c.test.js', 'the marked file is in no group')
 })
