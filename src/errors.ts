@@ -88,20 +88,35 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>
 }
 
-export class GatewayError extends Error {
+/**
+ * Error's prototype without Error's constructor, the way @fastify/error builds its errors: what
+ * extends it is an Error to every reader (instanceof, name, message, cause) but captures a stack
+ * trace only when asked to. (Setting `Error.stackTraceLimit` around `super()` would change it for
+ * the whole process while the constructor runs.)
+ */
+function ErrorWithoutStack(this: Error, message: string, options?: ErrorOptions): void {
+  Object.defineProperty(this, 'message', { value: message, writable: true, configurable: true })
+  if (options?.cause !== undefined) {
+    Object.defineProperty(this, 'cause', {
+      value: options.cause,
+      writable: true,
+      configurable: true,
+    })
+  }
+}
+ErrorWithoutStack.prototype = Error.prototype
+
+export class GatewayError extends (ErrorWithoutStack as unknown as ErrorConstructor) {
   readonly code: ErrorCode
   readonly detail: ErrorDetail
   readonly reason: Reason
   readonly headers: Readonly<Record<string, string>>
 
   constructor(code: ErrorCode, detail: ErrorDetail, options: GatewayErrorOptions) {
-    // A refusal (4xx) is an answer, not a fault: capturing its stack cost about 5 µs, on every
-    // 401, 403 and 429 a flood of bad requests makes the gateway give.
-    const stackTraceLimit = Error.stackTraceLimit
-    if (RESPONSES[code].status < 500) Error.stackTraceLimit = 0
     super(typeof detail === 'string' ? detail : code, { cause: options.cause })
-    Error.stackTraceLimit = stackTraceLimit
-    this.name = 'GatewayError'
+    // A refusal (4xx) is an answer, not a fault: capturing its stack cost about 5 µs, on every
+    // 401, 403 and 429 a flood of bad requests makes the gateway give. A fault keeps its stack.
+    if (RESPONSES[code].status >= 500) Error.captureStackTrace(this, GatewayError)
     this.code = code
     this.detail = detail
     this.reason = options.reason
@@ -112,6 +127,7 @@ export class GatewayError extends Error {
     return RESPONSES[this.code].status
   }
 }
+GatewayError.prototype.name = 'GatewayError'
 
 /**
  * The `WWW-Authenticate` value of a 401 (RFC 6750 §3), with extra auth-params first (the MCP

@@ -1,5 +1,5 @@
 import { SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose'
-import { LRUCache } from 'lru-cache'
+import { BoundedCache } from '../bounded-cache.js'
 import type { Principal } from '../principal.js'
 import {
   generateSigningKey,
@@ -41,7 +41,7 @@ const RETIRED_KEY_GRACE_MS = 60_000
 export class AssertionSigner {
   readonly #settings: AssertionSettings
   readonly #now: () => number
-  readonly #cache: LRUCache<string, CachedAssertion>
+  readonly #cache: BoundedCache<string, CachedAssertion>
   readonly #rotates: boolean
   readonly #published: SigningKey[]
   #current: SigningKey
@@ -57,7 +57,7 @@ export class AssertionSigner {
   ) {
     this.#settings = settings
     this.#now = options.now ?? Date.now
-    this.#cache = new LRUCache({ max: options.cacheMaxEntries ?? 10_000 })
+    this.#cache = new BoundedCache({ max: options.cacheMaxEntries ?? 10_000 })
     this.#rotates = settings.signingKeysFile === null
     this.#current = keys[0] as SigningKey
     this.#currentSince = this.#now()

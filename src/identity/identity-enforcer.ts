@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { interfaceUserId, type Principal } from '../principal.js'
 import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
-import { BoundedMemo } from '../bounded-memo.js'
+import { BoundedCache } from '../bounded-cache.js'
 import { GatewayError } from '../errors.js'
 import type { ForwardPlan, ResponseRewrite } from '../upstream/forward-plan.js'
 import { normalizeHeaderName } from '../upstream/upstream-headers.js'
@@ -43,8 +43,10 @@ export class IdentityEnforcer {
   // Principals are immutable and cached by the verifiers: the plans of the principals in use are
   // built once (per variant of credential handling). Bounded rather than one per cached
   // principal: with 100,000 cached service accounts, plans for all of them cost more heap than
-  // the accounts themselves (issue 14, target 8).
-  readonly #plans = new BoundedMemo<(ForwardPlan | undefined)[], Principal>(MAX_PRINCIPAL_PLANS)
+  // the accounts themselves.
+  readonly #plans = new BoundedCache<Principal, (ForwardPlan | undefined)[]>({
+    max: MAX_PRINCIPAL_PLANS,
+  })
 
   readonly #scheduleOwnerHeader: boolean
 
@@ -164,7 +166,7 @@ export class IdentityEnforcer {
     isPublic: boolean,
   ): Promise<ForwardPlan> {
     const credentials = this.#credentials.adjustments(principal, headers, isPublic)
-    const plans = this.#plans.lookup(principal) ?? this.#plans.remember(principal, [])
+    const plans = this.#plans.get(principal) ?? this.#plans.remember(principal, [])
     const shared = (plans[credentials.variant] ??= headersOnly(principal, credentials))
     if (this.signer === undefined || !principal.authenticated) return shared
     const assertion = await this.signer.assertionFor(principal)

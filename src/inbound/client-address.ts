@@ -1,12 +1,12 @@
 import { BlockList, isIP } from 'node:net'
-import { BoundedMemo } from '../bounded-memo.js'
+import { BoundedCache } from '../bounded-cache.js'
 
 /** Peers whose X-Forwarded-* headers are believed (server.trusted_proxies). */
 export class TrustedProxies {
   readonly #list = new BlockList()
   readonly #empty: boolean
   // BlockList.check builds a SocketAddress per call; a gateway sees few distinct peers.
-  readonly #answers = new BoundedMemo<boolean>(4_096)
+  readonly #answers = new BoundedCache<string, boolean>({ max: 4_096 })
 
   constructor(entries: readonly string[]) {
     this.#empty = entries.length === 0
@@ -20,7 +20,7 @@ export class TrustedProxies {
 
   has(address: string): boolean {
     if (this.#empty) return false
-    return this.#answers.lookup(address) ?? this.#answers.remember(address, this.#check(address))
+    return this.#answers.get(address) ?? this.#answers.remember(address, this.#check(address))
   }
 
   #check(address: string): boolean {

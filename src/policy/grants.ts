@@ -1,4 +1,4 @@
-import { BoundedMemo } from '../bounded-memo.js'
+import { BoundedCache } from '../bounded-cache.js'
 import type { ResourceContext } from './catalogue/route-facts.js'
 import { scopeCovers } from './scope-match.js'
 import { parseScope, type ParsedScope } from './scope.js'
@@ -16,7 +16,7 @@ const MAX_PARSED_SCOPES = 4_096
  */
 export class Grants {
   readonly adminScope: string
-  readonly #parsed = new BoundedMemo<ParsedScope>(MAX_PARSED_SCOPES)
+  readonly #parsed = new BoundedCache<string, ParsedScope>({ max: MAX_PARSED_SCOPES })
 
   constructor(adminScope: string) {
     this.adminScope = adminScope
@@ -65,7 +65,7 @@ export class Grants {
 
   #parse(scope: string): ParsedScope {
     return (
-      this.#parsed.lookup(scope) ?? this.#parsed.remember(scope, parseScope(scope, this.adminScope))
+      this.#parsed.get(scope) ?? this.#parsed.remember(scope, parseScope(scope, this.adminScope))
     )
   }
 

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache'
+import { BoundedCache } from '../bounded-cache.js'
 
 export interface FailedLookupThrottleOptions {
   readonly maxFailures: number
@@ -24,16 +24,16 @@ interface LookupBudget {
 export class FailedLookupThrottle {
   readonly #maxFailures: number
   readonly #windowMs: number
-  readonly #failures: LRUCache<string, number[]>
+  readonly #failures: BoundedCache<string, number[]>
   readonly #limitedLookups: number
-  readonly #budgets: LRUCache<string, LookupBudget>
+  readonly #budgets: BoundedCache<string, LookupBudget>
 
   constructor(options: FailedLookupThrottleOptions) {
     this.#maxFailures = options.maxFailures
     this.#windowMs = options.windowSeconds * 1000
-    this.#failures = new LRUCache({ max: options.maxClients })
+    this.#failures = new BoundedCache({ max: options.maxClients })
     this.#limitedLookups = options.limitedLookupsPerSecond ?? 0
-    this.#budgets = new LRUCache({ max: options.maxClients })
+    this.#budgets = new BoundedCache({ max: options.maxClients })
   }
 
   /**

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache'
+import { BoundedCache } from '../bounded-cache.js'
+import type { Clock } from '../clock.js'
 
 /** Why the store refused a token for good. */
 export interface Refusal {
@@ -16,30 +17,29 @@ export interface Refusal {
  * served from here count against the client's throttle as before.
  */
 export class RefusedTokens {
-  readonly #entries: LRUCache<string, Refusal> | undefined
+  readonly #entries: BoundedCache<string, Refusal>
 
-  constructor(options: { ttlSeconds: number; maxEntries: number; monotonic: () => number }) {
-    this.#entries =
-      options.ttlSeconds > 0 && options.maxEntries > 0
-        ? new LRUCache({
-            max: options.maxEntries,
-            ttl: options.ttlSeconds * 1000,
-            // The verifier's clock, read on every check (no cached "now").
-            perf: { now: options.monotonic },
-            ttlResolution: 0,
-          })
-        : undefined
+  constructor(options: {
+    ttlSeconds: number
+    maxEntries: number
+    clock: Pick<Clock, 'monotonic'>
+  }) {
+    this.#entries = new BoundedCache({
+      max: options.ttlSeconds > 0 ? options.maxEntries : 0,
+      ttlMs: options.ttlSeconds * 1000,
+      clock: options.clock,
+    })
   }
 
   get(tokenHash: string): Refusal | undefined {
-    return this.#entries?.get(tokenHash)
+    return this.#entries.get(tokenHash)
   }
 
   remember(tokenHash: string, refusal: Refusal): void {
-    this.#entries?.set(tokenHash, refusal)
+    this.#entries.set(tokenHash, refusal)
   }
 
   get size(): number {
-    return this.#entries?.size ?? 0
+    return this.#entries.size
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js'
-import { systemClock, type Clock } from './clock.js'
+import { systemClock, type Clock } from '../clock.js'
 import { isExpired } from './service-account-principal.js'
 import type { ServiceAccountStore, Unsubscribe } from './store.js'
 

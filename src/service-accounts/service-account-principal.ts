@@ -1,4 +1,4 @@
-import { BoundedMemo } from '../bounded-memo.js'
+import { BoundedCache } from '../bounded-cache.js'
 import type { Principal } from '../principal.js'
 import type { ServiceAccountRecord } from './store.js'
 
@@ -12,7 +12,7 @@ const MAX_SCOPE_LISTS = 10_000
  * verifier's), never to the process.
  */
 export class ServicePrincipals {
-  readonly #scopeLists = new BoundedMemo<readonly string[]>(MAX_SCOPE_LISTS)
+  readonly #scopeLists = new BoundedCache<string, readonly string[]>({ max: MAX_SCOPE_LISTS })
 
   /** The principal of a verified token: scoped, always under authorization. */
   of(record: ServiceAccountRecord, credentialHash: string): ServiceAccountPrincipal {
@@ -32,9 +32,7 @@ export class ServicePrincipals {
 
   #intern(scopes: readonly string[]): readonly string[] {
     const key = JSON.stringify(scopes)
-    return (
-      this.#scopeLists.lookup(key) ?? this.#scopeLists.remember(key, Object.freeze([...scopes]))
-    )
+    return this.#scopeLists.get(key) ?? this.#scopeLists.remember(key, Object.freeze([...scopes]))
   }
 }
 

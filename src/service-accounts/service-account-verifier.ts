@@ -5,7 +5,7 @@ import { NOT_RESPONSIBLE, type Verifier } from '../auth/verifier.js'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
 import { throttleKey } from '../inbound/client-key.js'
-import { systemClock, type Clock } from './clock.js'
+import { systemClock, type Clock } from '../clock.js'
 import { FailedLookupThrottle } from './failed-lookup-throttle.js'
 import { LastUsedTracker } from './last-used-tracker.js'
 import { RefusedTokens } from './refused-tokens.js'
@@ -73,13 +73,13 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     this.#cache = new ServiceAccountCache({
       ttlSeconds: config.cache_ttl_seconds,
       maxEntries: config.cache_max_entries,
-      monotonic: () => this.#clock.monotonic(),
+      clock: this.#clock,
       metrics: deps.metrics,
     })
     this.#refused = new RefusedTokens({
       ttlSeconds: Math.min(config.cache_ttl_seconds, MAX_REFUSAL_TTL_SECONDS),
       maxEntries: Math.min(config.cache_max_entries, MAX_REFUSED_TOKENS),
-      monotonic: () => this.#clock.monotonic(),
+      clock: this.#clock,
     })
     this.#throttle = new FailedLookupThrottle({
       maxFailures: config.max_failed_lookups,
@@ -133,7 +133,6 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   }
 
   #fromCache(tokenHash: string, cached: ServiceAccountPrincipal, client: string): Principal {
-    this.#metrics?.cacheHits.inc()
     const accountId = cached.serviceAccount.id
     // Revocation may wait for the TTL; expiry never does.
     if (isExpired(cached.expiresAt, this.#clock.now())) {

@@ -1,5 +1,5 @@
 /**
- * Malformed multipart part headers through the real gateway (issue 11, item 8). A run form is
+ * Malformed multipart part headers through the real gateway. A run form is
  * re-serialized to pin `user_id`; whatever the client writes in a part's header block, the answer
  * is never a 5xx (no upstream failure is counted for the client's input), and when the request
  * reaches the upstream it carries the pinned `user_id` exactly once.

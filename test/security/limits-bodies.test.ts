@@ -1,5 +1,5 @@
 /**
- * Resource limits (issue 6, point 4) on the bodies the gateway reads itself: url-encoded forms and
+ * Resource limits on the bodies the gateway reads itself: url-encoded forms and
  * JSON it pins, MCP, A2A and AG-UI messages (/service-accounts, which needs a store, is in
  * limits-service-accounts). Each is bounded by `server.max_body_bytes` (413, whether the length is
  * declared or the body is chunked) and by `server.max_json_depth` (400: a deeper body used to end

@@ -1,5 +1,5 @@
 /**
- * Resource limits (issue 6, point 4) on requests: the header block (`server.max_header_bytes`,
+ * Resource limits on requests: the header block (`server.max_header_bytes`,
  * `server.max_headers_count`: 431) on HTTP and upgrades; the credential
  * (`auth.max_token_bytes`) for every kind, refused before it is parsed or looked up; and slow
  * clients: a head sent byte by byte is cut at `server.headers_timeout_ms`, a body the gateway

@@ -1,5 +1,5 @@
 /**
- * Resource limits (issue 6, point 4) around service accounts, in one file as they need a store:
+ * Resource limits around service accounts, in one file as they need a store:
  * a `svc_pat_` token over `auth.max_token_bytes` is refused without a lookup; /service-accounts
  * bodies are bounded by `server.max_body_bytes` (413) and `server.max_json_depth` (400, where a
  * deep body used to be a 500); and many distinct client addresses cannot grow the failed-lookup

@@ -1,5 +1,5 @@
 /**
- * Resource limits (issue 6, point 4) for WebSockets, each bounded and each tested: open
+ * Resource limits for WebSockets, each bounded and each tested: open
  * connections per gateway (`server.max_websocket_connections`, 503) and per client address
  * (`server.max_websocket_connections_per_client`, 429; IPv6 by /64; the address as a trusted
  * proxy reports it), handshakes counted while in progress and bounded by

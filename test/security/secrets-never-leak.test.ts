@@ -1,5 +1,5 @@
 /**
- * Secrets never leak (issue 6, point 3). One scenario uses every credential type and meets every
+ * Secrets never leak. One scenario uses every credential type and meets every
  * failure: JWTs (good, forged, expired, in header and cookie), service-account tokens (minted,
  * used, cached, mistyped, unknown, revoked, throttled, during a store outage), the security key,
  * the scheduler token, WebSocket subprotocol and in-band tokens, MCP, upstream failures. Then no

@@ -7,4 +7,3 @@ export {
 } from './jwt-errors.js'
 export type { JwksReloadResult, JwksReloadTrigger } from './jwks-file.js'
 export { LEEWAY_SECONDS, type VerifyJws } from './key-order.js'
-export { systemClock, type Clock } from './clock.js'

@@ -6,7 +6,7 @@ import type { Metrics } from '../../metrics.js'
 import { isServiceToken, type Credential } from '../credential.js'
 import type { Principal } from '../../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../verifier.js'
-import { systemClock, type Clock } from './clock.js'
+import { systemClock, type Clock } from '../../clock.js'
 import { parseCompactToken } from './compact-token.js'
 import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt-claims.js'
 import { invalidToken } from './jwt-errors.js'
@@ -62,8 +62,8 @@ export class JwtVerifier implements Verifier {
     }
     this.#expectedAudience = expectedAudience(auth)
     this.#authorizationEnabled = summarizeAuthMode(auth).authorizationEnabled
-    this.#cache = new VerifiedTokenCache(auth.jwt_cache_max_entries, deps.metrics)
     this.#clock = deps.clock ?? systemClock
+    this.#cache = new VerifiedTokenCache(auth.jwt_cache_max_entries, this.#clock, deps.metrics)
     this.#logger = deps.logger
   }
 
@@ -110,7 +110,7 @@ export class JwtVerifier implements Verifier {
     const { header } = parseCompactToken(token, this.#auth.max_token_bytes)
     const now = this.#clock.now()
     const generation = this.#keyOrder.jwks?.generationAt(now) ?? 0
-    const cached = this.#cache.get(credentialHash, generation, now)
+    const cached = this.#cache.get(credentialHash, generation)
     if (cached !== undefined) {
       this.#logger.debug({ credential: 'jwt', cache: 'hit' }, 'auth: JWT from the verified cache')
       return cached

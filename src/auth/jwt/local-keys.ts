@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.js'
 import type { Logger } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
-import type { Clock } from './clock.js'
+import type { Clock } from '../../clock.js'
 import { JwksFile } from './jwks-file.js'
 import { loadStaticKeys, type VerificationKey } from './key-set.js'
 

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { LRUCache } from 'lru-cache'
+import { BoundedCache } from '../../bounded-cache.js'
 import type { Logger } from '../../logger.js'
 import { isJsonObject, objectMember } from '../common/json.js'
 
@@ -84,10 +84,10 @@ const WARNED_LIMIT = 32
  * clients send no header), else 2025-03-26. Lives as long as the process, across config reloads.
  */
 export class McpProtocolVersions {
-  readonly #sessions = new LRUCache<string, string>({
+  readonly #sessions = new BoundedCache<string, string>({
     max: SESSION_LIMIT,
-    ttl: SESSION_TTL_MS,
-    updateAgeOnGet: true,
+    ttlMs: SESSION_TTL_MS,
+    refreshOnGet: true,
   })
   readonly #warned = new Set<string>()
   readonly #logger: Logger

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: service accounts and the scheduler on A2A and AG-UI through an open upstream
+ * Service accounts and the scheduler on A2A and AG-UI through an open upstream
  * that, as AgentOS 2.9.0 does, refuses a client-supplied reserved principal on those routes. They
  * run under their interface alias `__portcullis__:<principal>`, which nobody else can claim, and
  * can read back what they ran (docs/agentos-compatibility.md A2A-1 to A2A-4).

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3: the absolute URLs an upstream builds from its own Host in discovery documents
+ * The absolute URLs an upstream builds from its own Host in discovery documents
  * (A2A agent cards, the MCP OAuth metadata) reach the client with the address the client used
  * (docs/agentos-compatibility.md DISC-1, DISC-2).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 items 2 and 4 with the official MCP client (`@modelcontextprotocol/sdk`) over
+ * The refusals of MCP tool calls with the official MCP client (`@modelcontextprotocol/sdk`) over
  * streamable HTTP through the real gateway: a refused tool call is a tool result with `isError`
  * and AgentOS's text (the SDK returns it, the session lives on), and `cancel_run` checks that a
  * scoped caller owns the run (docs/agentos-compatibility.md MCP-1 to MCP-5).

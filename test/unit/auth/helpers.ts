@@ -1,6 +1,7 @@
 import { authSchema } from '../../../src/config/sections/auth.js'
 import type { Config } from '../../../src/config/schema.js'
 import type { Credential } from '../../../src/auth/credential.js'
+import type { Clock } from '../../../src/clock.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import { createLogger, type Logger } from '../../../src/logger.js'
@@ -17,10 +18,13 @@ export function testLogger(): { logger: Logger; logs: LogCapture } {
   return { logger: createLogger({ level: 'debug', destination: logs }), logs }
 }
 
-/** A clock the test moves by hand. */
-export class FakeClock {
+/** A clock the test moves by hand; its monotonic reading moves with the wall clock. */
+export class FakeClock implements Clock {
   constructor(public ms: number = Date.now()) {}
   now(): number {
+    return this.ms
+  }
+  monotonic(): number {
     return this.ms
   }
   advance(ms: number): void {

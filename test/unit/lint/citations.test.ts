@@ -1,7 +1,9 @@
 /**
  * Source comments and test names cite AgentOS's rules by the ids of
  * docs/agentos-compatibility.md, never by section numbers of documents outside the repository:
- * every id cited must be defined there.
+ * every id cited must be defined there. Nor do they cite planning documents (an issue, its
+ * numbered targets): code says why, the history says when. The benchmark's target table is
+ * exempt: its rows are the published targets, by the issue that set them.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
@@ -18,8 +20,19 @@ const OUTSIDE = [
 const CITED =
   /\b(?:(AUTH|CONF|PATH|JWT|TOKEN|PAT|ROUTE|SCOPE|RBAC|MINT|SA|ISO|IDENT|INFO|MCP|A2A|AGUI|WS|DISC|FORM|HEAD|OWN)-\d+|V3-[A-Z]+-\d+G?)\b(?!-)/g
 
-function sources(): string[] {
-  return ['src/', 'test/'].flatMap((dir) =>
+const PLANNING = [/\bissues? #?\d+/i, /\btargets? #?\d+\b/i]
+// The benchmark reports targets by the issue that set them (docs/benchmarks.md).
+const PLANNING_EXEMPT = [
+  'bench/report/',
+  'bench/scenarios/',
+  'bench/phases.ts',
+  'bench/lib/',
+  'bench/run.ts',
+  'test/unit/bench/',
+]
+
+function sources(dirs: readonly string[] = ['src/', 'test/']): string[] {
+  return dirs.flatMap((dir) =>
     readdirSync(projectUrl(dir), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts'))
       .map((file) => `${dir}${file}`)
@@ -27,14 +40,17 @@ function sources(): string[] {
   )
 }
 
-/** Outside citations in a text, as `line: text`. */
-function outsideCitations(text: string): string[] {
+/** Lines of a text matching any of `patterns`, as `line: text`. */
+function citations(text: string, patterns: readonly RegExp[] = OUTSIDE): string[] {
   const found: string[] = []
   text.split('\n').forEach((line, index) => {
-    if (OUTSIDE.some((pattern) => pattern.test(line))) found.push(`${index + 1}: ${line.trim()}`)
+    if (patterns.some((pattern) => pattern.test(line))) found.push(`${index + 1}: ${line.trim()}`)
   })
   return found
 }
+
+const outsideCitations = (text: string) => citations(text)
+const planningCitations = (text: string) => citations(text, PLANNING)
 
 void t.test('no source or test cites a document outside the repository', async (t) => {
   const found = sources().flatMap((file) =>
@@ -69,4 +85,27 @@ void t.test('the check finds each kind of outside citation', async (t) => {
     t.equal(outsideCitations(line).length, 1, line)
   }
   t.same(outsideCitations('// AUTH-8: who has route scopes enforced (RFC 9110 §7.6.1)'), [])
+})
+
+void t.test('no source, script or test cites a planning document', async (t) => {
+  const files = sources(['src/', 'test/', 'scripts/', 'bench/']).filter(
+    (file) => !PLANNING_EXEMPT.some((exempt) => file.startsWith(exempt)),
+  )
+  t.ok(files.length > 300, `${files.length} files read`)
+  const found = files.flatMap((file) =>
+    planningCitations(readFileSync(projectUrl(file), 'utf8')).map((hit) => `${file}:${hit}`),
+  )
+  t.same(found, [])
+})
+
+void t.test('the check finds each kind of planning citation', async (t) => {
+  for (const line of [
+    '// with 100,000 cached accounts (issue 14, target 8)',
+    ' * Issue 11 item 1: service accounts',
+    '* Resource limits (issue #6, point 4)',
+    '// as target 7 demands',
+  ]) {
+    t.equal(planningCitations(line).length, 1, line)
+  }
+  t.same(planningCitations('// AUTH-3: the issuer claim; issues a token; targets the upstream'), [])
 })

@@ -22,14 +22,18 @@ void t.test('values are kept apart, not concatenated ambiguously', async (t) => 
   t.not(labels.get('a b', 'c'), labels.get('a', 'b c'))
 })
 
-void t.test('past the cap the table starts over instead of growing', async (t) => {
+void t.test('past the cap the least recently used combination is bound again', async (t) => {
   let binds = 0
   const labels = new BoundLabels(() => ++binds, 2)
   labels.get('a')
   labels.get('b')
-  labels.get('c')
   labels.get('a')
-  t.equal(binds, 4, 'a was bound again after the reset')
+  labels.get('c')
+  t.equal(binds, 3)
+  labels.get('a')
+  t.equal(binds, 3, 'a was used recently: kept')
+  labels.get('b')
+  t.equal(binds, 4, 'b was the least recently used: bound again')
 })
 
 void t.test('the hot-path helpers record into the labelled series', async (t) => {

@@ -7,7 +7,11 @@ const UNKNOWN = { reason: 'unknown', accountId: undefined } as const
 
 function refusedTokens(ttlSeconds: number, maxEntries: number) {
   const clock = { now: 0 }
-  const refused = new RefusedTokens({ ttlSeconds, maxEntries, monotonic: () => clock.now })
+  const refused = new RefusedTokens({
+    ttlSeconds,
+    maxEntries,
+    clock: { monotonic: () => clock.now },
+  })
   return { refused, clock }
 }
 

@@ -6,7 +6,7 @@ import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import type { Config } from '../../../src/config/schema.js'
 import { serviceAccountsSchema } from '../../../src/config/sections/service-accounts.js'
 import { createLogger } from '../../../src/logger.js'
-import type { Clock } from '../../../src/service-accounts/clock.js'
+import type { Clock } from '../../../src/clock.js'
 import { createServiceAccountMetrics } from '../../../src/service-accounts/metrics.js'
 import { ServiceAccountVerifier } from '../../../src/service-accounts/service-account-verifier.js'
 import type {

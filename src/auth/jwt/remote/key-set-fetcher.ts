@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js'
+import type { Clock } from '../../../clock.js'
 import { parseJson } from '../json-document.js'
 import { KeyFetchError } from './fetch-errors.js'
 import { boundedLifetime, retryDelaySeconds, type RefreshBounds } from './freshness.js'

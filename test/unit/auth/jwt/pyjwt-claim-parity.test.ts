@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 5: every claim-type case decided as PyJWT 2.x decides it inside AgentOS
+ * Every claim-type case decided as PyJWT 2.x decides it inside AgentOS
  * (docs/agentos-compatibility.md JWT-1 to JWT-6). Each row: a claim value, then AgentOS's answer.
  */
 import { createHmac } from 'node:crypto'
