@@ -28,12 +28,13 @@ export function testConfig(sections: Record<string, unknown> = {}): Config {
   return configSchema.parse(sections) as Config
 }
 
-/** A plan with the body the upstream would receive: undefined when no pin read the body. */
-export type PlannedRequest = ForwardPlan & { readonly body: ForwardedBody | undefined }
+/** A plan with the body the upstream would receive: none when no pin read the body. */
+export type PlannedRequest = ForwardPlan & { readonly body?: ForwardedBody | undefined }
 
 /**
  * The enforcer as the gateway runs it: the request's body bounded by the config's limits (the
- * gateway gives them to the body it creates for each request), the body as it would be forwarded.
+ * gateway gives them to the body it creates for each request), with the body as it would be
+ * forwarded.
  */
 export class TestEnforcer extends IdentityEnforcer {
   readonly #limits: BodyLimits
@@ -49,7 +50,9 @@ export class TestEnforcer extends IdentityEnforcer {
         ? undefined
         : new ClientBody(input.body.clientStream, input.headers, this.#limits)
     const plan = await super.plan({ ...input, body })
-    return { ...plan, body: body?.forwarded() }
+    const forwarded = body?.forwarded()
+    // The plan itself when the body was not read: shared plans stay the same object.
+    return forwarded === undefined ? plan : { ...plan, body: forwarded }
   }
 }
 
