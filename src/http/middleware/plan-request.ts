@@ -12,10 +12,11 @@ import type { GatewayContext } from '../state.js'
 
 /**
  * Decides what reaches the upstream: identity enforcement makes the first plan (headers, pinned
- * query and body, response rewrites), then the stage of the surface the catalogue route names,
- * every stage that claims the matched route and every stage that claims the request's shape turn
- * it into the next, in order; the last plan is the one forwarded. A stage may answer the request
- * instead.
+ * query, response rewrites), then the stage of the surface the catalogue route names, every stage
+ * that claims the matched route and every stage that claims the request's shape turn it into the
+ * next, in order; the last plan is the one forwarded. A stage may answer the request instead.
+ * Every step that looks into the body reads and edits the request's one body view, created here
+ * unread and forwarded with the last plan.
  */
 export function planRequest(deps: {
   enforcer: IdentityEnforcer
