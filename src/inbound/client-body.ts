@@ -73,9 +73,10 @@ export class ClientBody {
   get kind(): BodyKind {
     const content = this.#content
     const present =
-      content === undefined
+      this.#edit !== undefined ||
+      (content === undefined
         ? hasBody(this.#headers)
-        : this.#edit !== undefined || !Buffer.isBuffer(content) || content.length > 0
+        : !Buffer.isBuffer(content) || content.length > 0)
     return present ? mediaKind(this.contentType) : 'none'
   }
 

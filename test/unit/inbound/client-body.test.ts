@@ -164,6 +164,17 @@ void t.test('edits compose in order: bytes, then a value, then bytes again', asy
   t.same(await body.json(), { value: { a: 2, b: 3 } }, 'parsed again after a byte edit')
   t.same(body.forwarded()?.content, Buffer.from('{"a":2,"b":3}'))
   t.equal(body.forwarded()?.contentType, undefined, "the client's content type")
+  const emptied = bodyOf('')
+  emptied.setJson({})
+  t.equal(emptied.kind, 'json', 'a value set on an empty body is a body')
+})
+
+void t.test('an edit made while the client stream is read wins over what is read', async (t) => {
+  const body = bodyOf('{"a":1}')
+  const reading = body.bytes()
+  body.setBytes(Buffer.from('{"b":2}'))
+  t.same(await reading, Buffer.from('{"a":1}'), 'the read finishes with what the client sent')
+  t.same(body.forwarded()?.content, Buffer.from('{"b":2}'), 'the edit is what goes on')
 })
 
 void t.test('a streaming rewrite takes the current body and becomes it', async (t) => {
