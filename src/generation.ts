@@ -184,7 +184,14 @@ export async function createGeneration(
           maxJsonDepth: config.server.max_json_depth,
           allowedOrigins: config.cors.allowed_origins,
         }),
-        planRequest({ enforcer, stages: surfaces.stages }),
+        planRequest({
+          enforcer,
+          stages: surfaces.stages,
+          bodyLimits: {
+            maxBytes: config.server.max_body_bytes,
+            maxDepth: config.server.max_json_depth,
+          },
+        }),
       ],
       forward: forward({ upstream, headerOptions, metrics }),
     })

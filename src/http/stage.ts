@@ -1,6 +1,6 @@
-import type { Readable } from 'node:stream'
 import type { Principal } from '../principal.js'
 import type { Reason } from '../reasons.js'
+import type { ClientBody } from '../inbound/client-body.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import type { SurfaceName } from '../policy/catalogue/route-facts.js'
@@ -12,8 +12,8 @@ export interface StageRequest {
   /** The route catalogue's match (its route names the surface, its facts what to check). */
   readonly route: MatchedRoute
   readonly principal: Principal
-  /** The client's body; a stage reads it only when no earlier stage planned a body. */
-  readonly body: Readable
+  /** The request's one body: each stage reads and edits it as the stages before it left it. */
+  readonly body: ClientBody
 }
 
 /** An answer a stage gives itself instead of forwarding the request. */

@@ -5,6 +5,7 @@ import type { Authorization } from '../policy/authorizer.js'
 import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import type { InboundRequest, RequestClient } from '../inbound/inbound-request.js'
 import type { ForwardPlan } from '../upstream/forward-plan.js'
+import type { ClientBody } from '../inbound/client-body.js'
 
 /** What the request-context middleware establishes for every later stage. */
 export interface GatewayState {
@@ -25,6 +26,8 @@ export interface GatewayState {
   errorReason?: Reason
   /** What reaches the upstream: the last stage's forward plan (set once, before forwarding). */
   plan: ForwardPlan
+  /** The request's one body view, which the plan's steps edited (set with `plan`). */
+  body: ClientBody
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>

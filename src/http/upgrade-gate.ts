@@ -62,7 +62,7 @@ export function createUpgradeGate(deps: {
   enforcer: IdentityEnforcer
   credentials: CredentialSettings
 }): UpgradeGate {
-  return async function upgradeGate(inbound, req) {
+  return async function upgradeGate(inbound) {
     const fromSubprotocol = subprotocolCredential(offeredProtocols(inbound))
     const credential =
       extractCredential(inbound, deps.credentials) ?? fromSubprotocol.credential ?? null
@@ -74,7 +74,6 @@ export function createUpgradeGate(deps: {
       route: decision.route,
       query: inbound.query,
       headers: inbound.headers,
-      body: req,
       accessibleIds: decision.authorization?.accessibleIds,
       public: decision.public,
     })

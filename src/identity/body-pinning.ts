@@ -1,12 +1,8 @@
-import type { IncomingHttpHeaders } from 'node:http'
-import type { Readable } from 'node:stream'
 import { GatewayError } from '../errors.js'
-import type { PlannedBody } from '../upstream/forward-plan.js'
+import type { ClientBody } from '../inbound/client-body.js'
 import type { FieldPin, ObservedFields } from './field-pin.js'
 import { pinJsonMembers } from './json-members.js'
 import { rewriteMultipart } from './multipart-rewriter.js'
-import { readBoundedBody } from '../inbound/request-body.js'
-import { bodyKind } from './body-kind.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
 
 /** Starlette's defaults allow 1000 fields and 1000 files. */
@@ -22,64 +18,52 @@ export interface BodyPins {
   readonly inspect: boolean
 }
 
-export interface PinnedBody {
-  /** Set whenever the client stream was consumed, changed or not. */
-  readonly body?: PlannedBody
-  readonly observed: ObservedFields
-}
-
-const NOTHING: PinnedBody = { observed: new Map() }
+const NOTHING_OBSERVED: ObservedFields = new Map()
 
 /**
- * Applies the pins to a request body as the upstream will parse it (ISO-2). Reads a body
- * only when something may change or must be inspected; other bodies stream through untouched.
+ * Applies the pins to a request body as the upstream will parse it (ISO-2), as edits of the
+ * request's one body; returns the client's values of the observed fields. Reads a body only when
+ * something may change or must be inspected; other bodies stream through untouched.
  */
-export async function pinBody(
-  stream: Readable,
-  headers: IncomingHttpHeaders,
-  pins: BodyPins,
-  maxBytes: number,
-): Promise<PinnedBody> {
-  const kind = bodyKind(headers)
-  const declared = headers['content-length']
-  switch (kind) {
+export async function pinBody(body: ClientBody, pins: BodyPins): Promise<ObservedFields> {
+  const maxBytes = body.limits.maxBytes
+  switch (body.kind) {
     case 'json': {
-      if (pins.json.length === 0 && !pins.inspect) return NOTHING
-      const raw = await readBoundedBody(stream, maxBytes, declared)
-      const result = pinJsonMembers(raw, pins.json, pins.observed)
+      if (pins.json.length === 0 && !pins.inspect) return NOTHING_OBSERVED
+      const result = pinJsonMembers(await body.bytes(), pins.json, pins.observed)
       if (result.kind === 'not-utf8') {
         throw new GatewayError('BAD_REQUEST', 'JSON body must be UTF-8', {
           reason: 'identity.json_encoding',
         })
       }
-      if (result.kind !== 'object')
-        return { body: { content: raw, contentType: undefined }, observed: NOTHING.observed }
-      return { body: { content: result.body, contentType: undefined }, observed: result.observed }
+      if (result.kind !== 'object') return NOTHING_OBSERVED
+      if (result.changed) body.setBytes(result.body)
+      return result.observed
     }
     case 'urlencoded': {
-      if (pins.form.length === 0 && !pins.inspect) return NOTHING
-      const raw = await readBoundedBody(stream, maxBytes, declared)
+      if (pins.form.length === 0 && !pins.inspect) return NOTHING_OBSERVED
+      const raw = await body.bytes()
       const result = rewriteFieldList(raw.toString('latin1'), 'form', pins.form, pins.observed)
-      const body = result.changed ? Buffer.from(result.text, 'latin1') : raw
-      return { body: { content: body, contentType: undefined }, observed: result.observed }
+      if (result.changed) body.setBytes(Buffer.from(result.text, 'latin1'))
+      return result.observed
     }
     case 'multipart': {
-      if (pins.form.length === 0 && !pins.inspect) return NOTHING
-      const rewrite = rewriteMultipart(stream, headers['content-type'] ?? '', {
-        pins: pins.form,
-        observed: pins.observed,
-        maxFieldBytes: maxBytes,
-        maxParts: MAX_MULTIPART_PARTS,
+      if (pins.form.length === 0 && !pins.inspect) return NOTHING_OBSERVED
+      let done: Promise<ObservedFields> = Promise.resolve(NOTHING_OBSERVED)
+      const rewrite = body.pipeThrough((input, contentType) => {
+        const rewritten = rewriteMultipart(input, contentType, {
+          pins: pins.form,
+          observed: pins.observed,
+          maxFieldBytes: maxBytes,
+          maxParts: MAX_MULTIPART_PARTS,
+        })
+        done = rewritten.done
+        return rewritten
       })
-      const contentType = rewrite.contentType
-      if (!pins.inspect)
-        return { body: { content: rewrite.body, contentType }, observed: NOTHING.observed }
+      if (!pins.inspect) return NOTHING_OBSERVED
       try {
-        const [body, observed] = await Promise.all([
-          readBoundedBody(rewrite.body, maxBytes),
-          rewrite.done,
-        ])
-        return { body: { content: body, contentType }, observed }
+        const [, observed] = await Promise.all([body.bytes(), done])
+        return observed
       } catch (error) {
         rewrite.body.destroy()
         throw rewriterFailure(error)
@@ -87,7 +71,7 @@ export async function pinBody(
     }
     case 'none':
     case 'other':
-      return NOTHING
+      return NOTHING_OBSERVED
   }
 }
 

@@ -36,7 +36,6 @@ export class IdentityEnforcer {
   readonly signer: AssertionSigner | undefined
   readonly #adminScope: string
   readonly #userIsolation: boolean
-  readonly #maxBodyBytes: number
   readonly #credentials: CredentialHandling
   readonly #assertionHeader: string
   readonly #reportAuthMode: ResponseRewrite
@@ -65,7 +64,6 @@ export class IdentityEnforcer {
     this.#assertionHeader = assertion.header
     this.#adminScope = config.auth.admin_scope
     this.#userIsolation = config.auth.user_isolation
-    this.#maxBodyBytes = config.server.max_body_bytes
     this.#credentials = new CredentialHandling(config.auth, config.identity.forward_credentials)
     this.#reportAuthMode =
       typeof authMode === 'string'
@@ -138,15 +136,13 @@ export class IdentityEnforcer {
     }
 
     const pins = bodyPinsFor(route, principal, scoped, gated && !sessionGiven, observed, runUserId)
-    const pinned =
-      pins === undefined
-        ? undefined
-        : await pinBody(input.body, input.headers, pins, this.#maxBodyBytes)
-    if (checksLearnings && pinned !== undefined)
-      this.#refuseForeignLearnings(pinned.observed, scoped, method, path)
+    const observedInBody =
+      pins === undefined || input.body === undefined ? undefined : await pinBody(input.body, pins)
+    if (checksLearnings && observedInBody !== undefined)
+      this.#refuseForeignLearnings(observedInBody, scoped, method, path)
     if (gated && !sessionGiven) {
       const claimed = route === 'run-continue' && principal.sessionId !== null
-      if (!claimed && !hasValue(pinned?.observed.get(SESSION_ID))) {
+      if (!claimed && !hasValue(observedInBody?.get(SESSION_ID))) {
         throw new GatewayError('BAD_REQUEST', 'session_id is required for this action', {
           reason: 'identity.session_required',
         })
@@ -154,9 +150,8 @@ export class IdentityEnforcer {
     }
     // Last, so that a refused request costs no signature.
     const plan = await this.#headersPlan(principal, input.headers, isPublic)
-    const body = pinned?.body
-    if (query === undefined && body === undefined && rewriteResponse === undefined) return plan
-    return { ...plan, query, body, rewriteResponse }
+    if (query === undefined && rewriteResponse === undefined) return plan
+    return { ...plan, query, rewriteResponse }
   }
 
   /** The plan that only sets this principal's headers: built once, unless it carries an assertion. */
@@ -194,7 +189,6 @@ function headersOnly(principal: Principal, credentials: CredentialAdjustments): 
   return Object.freeze({
     headers: Object.freeze({ drop, dropCookie, inject: identityHeaders(principal) }),
     query: undefined,
-    body: undefined,
     rewriteResponse: undefined,
     endsWith: principal,
   })

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { Readable } from 'node:stream'
+import type { ClientBody } from '../inbound/client-body.js'
 import type { Principal } from '../principal.js'
 import type { Config } from '../config/schema.js'
 import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
@@ -11,7 +11,6 @@ export interface IdentityConfig {
     'admin_scope' | 'user_isolation' | 'token_source' | 'token_header_key' | 'cookie_name'
   >
   readonly identity: Config['identity']
-  readonly server: Pick<Config['server'], 'max_body_bytes'>
   readonly upstream: Pick<Config['upstream'], 'url'>
 }
 
@@ -26,8 +25,8 @@ export interface PlanInput {
   /** The raw query string without `?`. */
   readonly query: string
   readonly headers: IncomingHttpHeaders
-  /** The client's body; consumed only when it is rewritten. */
-  readonly body: Readable
+  /** The request's body, read only when a pin may change it; none for an upgrade. */
+  readonly body?: ClientBody | undefined
   /** From the authorizer, for `GET /agents|/teams|/workflows`. */
   readonly accessibleIds?: ReadonlySet<string> | 'all' | undefined
   /**

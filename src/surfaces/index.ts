@@ -70,23 +70,18 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
   const { config, mode } = deps
   const interfaces = config.interfaces
   const open = mode.open
-  const bodyLimits = {
-    maxBytes: config.server.max_body_bytes,
-    maxDepth: config.server.max_json_depth,
-  }
   const scoping = { grants: deps.grants, userIsolation: config.auth.user_isolation }
   const lookup = upstreamLookup(deps.upstream, deps.headerOptions.upstreamHost)
   const mcp = mcpSurface({
     settings: interfaces.mcp,
     open,
-    bodyLimits,
     ...scoping,
     lookup,
     defaultScopes: deps.catalogue.defaultScopes,
     versions: deps.mcpVersions,
   })
-  const a2a = a2aSurface({ settings: interfaces.a2a, bodyLimits, ...scoping, lookup })
-  const agui = aguiSurface({ settings: interfaces.agui, bodyLimits })
+  const a2a = a2aSurface({ settings: interfaces.a2a, ...scoping, lookup })
+  const agui = aguiSurface({ settings: interfaces.agui })
   const workflow = workflowSurface({
     config,
     open,
@@ -118,7 +113,6 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
           scheduleOwnerHeader: deps.catalogue.catalogue.scheduleOwnerHeader,
           owners: deps.owners,
           lookup,
-          bodyLimits,
           logger: deps.logger,
           now: () => Math.floor(Date.now() / 1000),
         }),

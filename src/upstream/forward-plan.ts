@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream'
 import type { Principal } from '../principal.js'
 import type { BufferedResponse } from './upstream-client.js'
 
@@ -12,14 +11,6 @@ export interface HeaderPlan {
   readonly inject: readonly (readonly [string, string])[]
 }
 
-/** A request body the gateway replaced. */
-export interface PlannedBody {
-  /** A Buffer goes with its length; a stream (a multipart rewrite) goes chunked. */
-  readonly content: Readable | Buffer
-  /** A new Content-Type (a rewritten multipart boundary); the client's when undefined. */
-  readonly contentType: string | undefined
-}
-
 /** Rewrites a buffered answer; asynchronous when it must record or look something up first. */
 export type ResponseRewrite = (
   response: BufferedResponse,
@@ -30,14 +21,13 @@ export type ResponseRewrite = (
  * enforcement builds it, each later stage (MCP, A2A, AG-UI, discovery documents) receives the
  * plan so far and returns a new one, and the upstream layer carries out the last. Plans are never
  * changed once built: a plan for the common case (a principal's headers, nothing rewritten) is
- * built once and shared by every request it fits.
+ * built once and shared by every request it fits. The body is not part of the plan: the steps
+ * edit the request's one body view (`ClientBody`), which the upstream layer serializes once.
  */
 export interface ForwardPlan {
   readonly headers: HeaderPlan
   /** The query string sent upstream; the client's when undefined. */
   readonly query: string | undefined
-  /** The body sent upstream; the client's stream, untouched, when undefined. */
-  readonly body: PlannedBody | undefined
   /**
    * Set when the answer must be read and rewritten: it is then buffered (16 MiB at most) and
    * asked for without Accept-Encoding.
@@ -61,17 +51,12 @@ export const NO_HEADER_CHANGES: HeaderPlan = Object.freeze({
 export const PASS_THROUGH: ForwardPlan = Object.freeze({
   headers: NO_HEADER_CHANGES,
   query: undefined,
-  body: undefined,
   rewriteResponse: undefined,
   endsWith: undefined,
 })
 
 export function withQuery(plan: ForwardPlan, query: string): ForwardPlan {
   return { ...plan, query }
-}
-
-export function withBody(plan: ForwardPlan, body: PlannedBody): ForwardPlan {
-  return { ...plan, body }
 }
 
 /** Adds a rewrite of the answer, applied after the ones already planned. */

@@ -1,4 +1,5 @@
 import type { RequestClient } from '../inbound/inbound-request.js'
+import type { ForwardedBody } from '../inbound/client-body.js'
 import type { ForwardPlan } from './forward-plan.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
@@ -94,6 +95,7 @@ export function buildUpstreamHeaders(
   options: UpstreamHeaderOptions,
   client: Pick<RequestClient, 'peer' | 'peerTrusted' | 'requestId'>,
   plan: ForwardPlan,
+  body?: ForwardedBody,
 ): string[] {
   let listed: Set<string> | undefined
   let host: string | undefined
@@ -115,7 +117,6 @@ export function buildUpstreamHeaders(
   }
 
   const { drop, dropCookie, inject } = plan.headers
-  const body = plan.body
   const newType = body?.contentType
   // A rewritten response must arrive uncompressed to be read.
   const plainResponse = plan.rewriteResponse !== undefined

@@ -18,7 +18,7 @@ export function forward(deps: {
   return async function forwardMiddleware(ctx: GatewayContext, _next: Next): Promise<void> {
     const state = ctx.state
     const plan = state.plan
-    const request = upstreamRequest(state.inbound, plan, ctx.req, headerOptions)
+    const request = upstreamRequest(state.inbound, plan, state.body, headerOptions)
     const sentAt = performance.now()
     const route = state.route
     if (plan.rewriteResponse !== undefined) {

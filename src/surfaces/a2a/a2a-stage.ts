@@ -11,11 +11,10 @@ import { refuseForeignUserIds } from './nested-user-ids.js'
 import { verifyTaskOwnership } from './task-ownership.js'
 import { pinClientUserId } from '../common/client-user-id.js'
 import { isJsonObject, objectMember } from '../common/json.js'
-import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
+import { requireJson } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 
 export interface A2aStageDeps {
-  readonly bodyLimits: JsonBodyLimits
   /** What scopes grant, under the configured admin scope. */
   readonly grants: Grants
   readonly userIsolation: boolean
@@ -40,14 +39,12 @@ async function planA2a(
   deps: A2aStageDeps,
 ): Promise<ForwardPlan> {
   const principal = request.principal
-  const aliased = aliasUserIdHeader(planned, principal)
-  const { value: body, plan } = await requirePlannedJson(request, aliased, deps.bodyLimits)
+  const plan = aliasUserIdHeader(planned, principal)
+  const body = await requireJson(request.body)
   const params = isJsonObject(body) ? objectMember(body, 'params') : undefined
   const metadata = objectMember(objectMember(params, 'message'), 'metadata')
-  const pinned =
-    metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)
-      ? withJsonBody(plan, body)
-      : plan
+  if (metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false))
+    request.body.setJson(body)
   const scoped = scopedUserId(principal, deps.grants.adminScope, deps.userIsolation)
   if (scoped !== null) {
     const own = new Set([scoped, interfaceUserId(principal) ?? scoped])
@@ -67,7 +64,7 @@ async function planA2a(
     const owners = [...new Set([interfaceUserId(principal) ?? scoped, scoped])]
     await verifyTaskOwnership(deps.lookup, target, params, owners, check.operation)
   }
-  return pinned
+  return plan
 }
 
 /**

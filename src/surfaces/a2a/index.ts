@@ -1,7 +1,6 @@
 import type { Config } from '../../config/schema.js'
 import type { ForwardStage } from '../../http/stage.js'
 import type { Grants } from '../../policy/grants.js'
-import type { JsonBodyLimits } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 import { a2aStage } from './a2a-stage.js'
 import { ComponentCatalog } from './component-catalog.js'
@@ -9,7 +8,6 @@ import { ComponentCatalog } from './component-catalog.js'
 /** The A2A interface (`interfaces.a2a`); undefined when it is off. */
 export function a2aSurface(deps: {
   readonly settings: Config['interfaces']['a2a']
-  readonly bodyLimits: JsonBodyLimits
   readonly grants: Grants
   readonly userIsolation: boolean
   readonly lookup: UpstreamLookup
@@ -17,7 +15,6 @@ export function a2aSurface(deps: {
   const { settings, lookup } = deps
   if (!settings.enabled) return undefined
   return a2aStage({
-    bodyLimits: deps.bodyLimits,
     grants: deps.grants,
     userIsolation: deps.userIsolation,
     catalog: new ComponentCatalog({ lookup, ttlMs: settings.catalog_ttl_seconds * 1000 }),

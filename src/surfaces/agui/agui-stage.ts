@@ -3,7 +3,7 @@ import type { ForwardStage, StageRequest } from '../../http/stage.js'
 import type { ForwardPlan } from '../../upstream/forward-plan.js'
 import { pinClientUserId } from '../common/client-user-id.js'
 import { isJsonObject } from '../common/json.js'
-import { requirePlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
+import { requireJson } from '../common/request-json.js'
 
 // AG-UI's RunAgentInput is read by alias or by field name.
 const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
@@ -14,16 +14,12 @@ const FORWARDED_PROPS = ['forwarded_props', 'forwardedProps'] as const
  * absent, as the open upstream has no other source) and is refused for anyone else when it
  * claims a reserved principal. The scope (agents:run or teams:run) is an interface mapping.
  */
-export function aguiStage(deps: { readonly bodyLimits: JsonBodyLimits }): ForwardStage {
-  return { plan: (request, plan) => pinForwardedUserId(request, plan, deps.bodyLimits) }
+export function aguiStage(): ForwardStage {
+  return { plan: (request, plan) => pinForwardedUserId(request, plan) }
 }
 
-async function pinForwardedUserId(
-  request: StageRequest,
-  planned: ForwardPlan,
-  limits: JsonBodyLimits,
-): Promise<ForwardPlan> {
-  const { value: body, plan } = await requirePlannedJson(request, planned, limits)
+async function pinForwardedUserId(request: StageRequest, plan: ForwardPlan): Promise<ForwardPlan> {
+  const body = await requireJson(request.body)
   if (!isJsonObject(body)) return plan
   const principal = request.principal
   const userId = interfaceUserId(principal)
@@ -42,5 +38,6 @@ async function pinForwardedUserId(
     body['forwardedProps'] = { user_id: userId }
     changed = true
   }
-  return changed ? withJsonBody(plan, body) : plan
+  if (changed) request.body.setJson(body)
+  return plan
 }

@@ -45,21 +45,17 @@ export async function checkDraftPreview(
     )
     return plan
   }
-  return screenForm(
-    ctx.request,
-    plan,
-    {
-      names: RUN_FORM_FIELDS,
-      async screen(name, value) {
-        if (name === VERSION) {
-          await decide(requestedVersions([value]))
-          return value
-        }
-        return scrubbedMetadata([value]) ?? value
-      },
+  await screenForm(ctx.request.body, {
+    names: RUN_FORM_FIELDS,
+    async screen(name, value) {
+      if (name === VERSION) {
+        await decide(requestedVersions([value]))
+        return value
+      }
+      return scrubbedMetadata([value]) ?? value
     },
-    ctx.deps.bodyLimits.maxBytes,
-  )
+  })
+  return plan
 }
 
 /** The component whose drafts a caller that is not privileged asks for, and that caller. */

@@ -5,8 +5,7 @@ import type { OwnedResource } from '../../policy/catalogue/route-facts.js'
 import type { Grants } from '../../policy/grants.js'
 import { callerScope } from '../../identity/caller-scope.js'
 import type { RecordedOwner, ResourceOwners } from '../../service-accounts/resource-owners.js'
-import type { ForwardPlan } from '../../upstream/forward-plan.js'
-import { requirePlannedJson, type JsonBodyLimits } from '../common/request-json.js'
+import { requireJson } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 
 export interface HandlerChecksDeps {
@@ -18,7 +17,6 @@ export interface HandlerChecksDeps {
   /** The owner records; undefined when service accounts (and with them the store) are off. */
   readonly owners: ResourceOwners | undefined
   readonly lookup: UpstreamLookup
-  readonly bodyLimits: JsonBodyLimits
   readonly logger: Logger
   /** Epoch seconds, for the records' `created_at`. */
   readonly now: () => number
@@ -57,9 +55,9 @@ export class HandlerContext {
     return this.request.route.segments[index] ?? ''
   }
 
-  /** The body as JSON (a 400 when it is not), and the plan that forwards the bytes read. */
-  async json(plan: ForwardPlan): Promise<{ readonly value: unknown; readonly plan: ForwardPlan }> {
-    return requirePlannedJson(this.request, plan, this.deps.bodyLimits)
+  /** The body as JSON (a 400 when it is not); undefined when there is none. */
+  async json(): Promise<unknown> {
+    return requireJson(this.request.body)
   }
 
   /** The store, for a scoped caller whose request depends on it: refused when there is none. */

@@ -5,7 +5,6 @@ import type { OwnedResource, OwnershipVerb } from '../../policy/catalogue/route-
 import type { ReasonIn } from '../../reasons.js'
 import {
   thenRewriteResponse,
-  withBody,
   type ForwardPlan,
   type ResponseRewrite,
 } from '../../upstream/forward-plan.js'
@@ -121,12 +120,11 @@ async function create(
     throw refusal(SCHEDULER_MAY_NOT_OWN, 'scheduler_owner')
   }
   const scoped = ctx.scoped
-  const planned =
-    resource === 'component' && scoped !== null ? await ownerScopedId(ctx, plan, scoped) : plan
-  if (ctx.deps.owners === undefined) return planned
+  if (resource === 'component' && scoped !== null) await ownerScopedId(ctx, scoped)
+  if (ctx.deps.owners === undefined) return plan
   const rows = OWNED_ROWS[resource]
   return thenRewriteResponse(
-    planned,
+    plan,
     onSuccess(async (response) => {
       const answer = parseJson(response.body)?.value
       const id = isJsonObject(answer) ? answer[rows.idKey] : undefined
@@ -146,23 +144,16 @@ async function create(
 }
 
 /** Sets `component_id` when the body names none (absent or null) and has a name. */
-async function ownerScopedId(
-  ctx: HandlerContext,
-  plan: ForwardPlan,
-  scoped: string,
-): Promise<ForwardPlan> {
-  const read = await ctx.json(plan)
-  const body = read.value
-  const raw = read.plan.body?.content
-  if (!isJsonObject(body) || typeof body['name'] !== 'string' || !Buffer.isBuffer(raw)) {
-    return read.plan
-  }
+async function ownerScopedId(ctx: HandlerContext, scoped: string): Promise<void> {
+  const body = await ctx.json()
+  if (!isJsonObject(body) || typeof body['name'] !== 'string') return
   const named = body['component_id']
-  if (named !== undefined && named !== null) return read.plan
+  if (named !== undefined && named !== null) return
   const id = ownerScopedComponentId(body['name'], scoped)
+  const clientBody = ctx.request.body
+  const raw = await clientBody.bytes()
   const pinned = pinJsonMembers(raw, [{ name: 'component_id', value: id, always: true }], [])
-  if (pinned.kind !== 'object') return read.plan
-  return withBody(read.plan, { content: pinned.body, contentType: read.plan.body?.contentType })
+  if (pinned.kind === 'object') clientBody.setBytes(pinned.body)
 }
 
 /** Runs `action` after a 2xx answer, before the client gets it. */

@@ -19,10 +19,9 @@ export async function checkReferences(
 ): Promise<ForwardPlan> {
   const scoped = ctx.scoped
   if (scoped === null) return plan
-  const read = await ctx.json(plan)
-  const body = read.value
+  const body = await ctx.json()
   const refs = referencedComponents(isJsonObject(body) ? body['config'] : undefined)
-  if (refs.length === 0) return read.plan
+  if (refs.length === 0) return plan
   const rows = OWNED_ROWS.component
   const owners = await ctx.ownersOf('component', refs)
   for (const ref of refs) {
@@ -36,5 +35,5 @@ export async function checkReferences(
       })
     }
   }
-  return read.plan
+  return plan
 }

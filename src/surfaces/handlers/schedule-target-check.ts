@@ -33,16 +33,14 @@ export async function checkScheduleTarget(
   const grants = ctx.deps.grants
   if (grants.satisfies(scopes, grants.adminScope, undefined)) return plan
   let target: ScheduleTarget | undefined
-  let planned = plan
   switch (which) {
     case 'body':
     case 'changed': {
-      const read = await ctx.json(plan)
-      planned = read.plan
+      const body = await ctx.json()
       target =
         which === 'body'
-          ? targetOfCreate(read.value)
-          : await targetOfUpdate(read.value, async () => (await storedSchedule(ctx))?.target)
+          ? targetOfCreate(body)
+          : await targetOfUpdate(body, async () => (await storedSchedule(ctx))?.target)
       break
     }
     case 'stored':
@@ -57,7 +55,7 @@ export async function checkScheduleTarget(
   if (refused !== undefined) {
     throw new GatewayError('ACCESS_DENIED', refused, { reason: 'handlers.schedule_target' })
   }
-  return planned
+  return plan
 }
 
 async function storedSchedule(ctx: HandlerContext): Promise<StoredSchedule | undefined> {

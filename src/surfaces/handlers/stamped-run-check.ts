@@ -25,20 +25,16 @@ export async function checkStampedRun(
   const resource = ctx.request.route.route?.resource
   if (subject === undefined || resource === undefined) return plan
   const runId = ctx.segment(resource.idIndex + 2)
-  return screenForm(
-    ctx.request,
-    plan,
-    {
-      names: SESSION_FIELDS,
-      async screen(_name, sessionId) {
-        if (sessionId === '') return sessionId
-        const stamped = await stampedVersions(ctx, subject.family, subject.id, runId, sessionId)
-        for (const version of stamped) await requireDraftPreview(ctx, subject, version)
-        return sessionId
-      },
+  await screenForm(ctx.request.body, {
+    names: SESSION_FIELDS,
+    async screen(_name, sessionId) {
+      if (sessionId === '') return sessionId
+      const stamped = await stampedVersions(ctx, subject.family, subject.id, runId, sessionId)
+      for (const version of stamped) await requireDraftPreview(ctx, subject, version)
+      return sessionId
     },
-    ctx.deps.bodyLimits.maxBytes,
-  )
+  })
+  return plan
 }
 
 /** The versions stamped on the run, as the open upstream answers it; none when it has no such run. */

@@ -4,7 +4,6 @@ import type { ForwardStage } from '../../http/stage.js'
 import type { Grants } from '../../policy/grants.js'
 import type { RouteTable } from '../../policy/route-table.js'
 import type { GatewayState } from '../../http/state.js'
-import type { JsonBodyLimits } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 import { McpHostGuard } from './host-guard.js'
 import { mcpChallenge } from './challenge.js'
@@ -24,7 +23,6 @@ export function mcpSurface(deps: {
   readonly settings: Config['interfaces']['mcp']
   /** No JWT source and no security key. */
   readonly open: boolean
-  readonly bodyLimits: JsonBodyLimits
   readonly grants: Grants
   readonly userIsolation: boolean
   readonly lookup: UpstreamLookup
@@ -41,7 +39,6 @@ export function mcpSurface(deps: {
         : mcpChallenge(settings.resource_metadata_url),
     stage: mcpStage({
       inspect: settings.enabled,
-      bodyLimits: deps.bodyLimits,
       policy: new McpToolPolicy({ defaultScopes, grants, userIsolation, lookup }),
       guard: new McpHostGuard({
         open: deps.open,

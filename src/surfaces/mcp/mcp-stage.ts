@@ -7,12 +7,10 @@ import { initializeRequest, learnFromInitialize } from './initialize-exchange.js
 import { sessionIdOf, type McpProtocolVersions } from './protocol-versions.js'
 import { mergeLocalErrors } from './response.js'
 import type { McpToolPolicy } from './tool-policy.js'
-import { readPlannedJson, withJsonBody, type JsonBodyLimits } from '../common/request-json.js'
 
 export interface McpStageDeps {
   /** false: only the host guard applies; bodies go through unread. */
   readonly inspect: boolean
-  readonly bodyLimits: JsonBodyLimits
   readonly policy: McpToolPolicy
   readonly guard: McpHostGuard
   /** What each exchange speaks, so that local answers are valid in it (MCP-8). */
@@ -46,19 +44,19 @@ async function planMcp(
     return plan
   }
   if (request.inbound.method !== 'POST') return plan
-  const read = await readPlannedJson(request, plan, deps.bodyLimits)
-  if (read.json === undefined) return read.plan
-  if ('invalid' in read.json) {
+  const json = await request.body.json()
+  if (json === undefined) return plan
+  if ('invalid' in json) {
     return {
       status: 400,
       body: jsonRpcError(NO_REQUEST_ID, -32700, 'Parse error'),
       reason: 'mcp.parse_error',
     }
   }
-  const body = read.json.value
+  const body = json.value
   const initialize = initializeRequest(body)
   if (initialize !== undefined) {
-    return thenRewriteResponse(read.plan, learnFromInitialize(deps.versions, initialize))
+    return thenRewriteResponse(plan, learnFromInitialize(deps.versions, initialize))
   }
   const principal = request.principal
   const inspection = await inspectMcpBody(
@@ -66,17 +64,17 @@ async function planMcp(
     (name, args) => deps.policy.decide(principal, name, args),
     () => deps.versions.versionOf(headers, body),
   )
-  if (!inspection.changed) return read.plan
+  if (!inspection.changed) return plan
   if (inspection.forward === undefined) {
     const [single] = inspection.errors
     // Only refused notifications: nothing to answer, as for any notification.
     if (single === undefined) return { status: 202, body: null }
     return answerLocally(headers, inspection.batch ? inspection.errors : single)
   }
-  const forwarded = withJsonBody(read.plan, inspection.forward)
-  if (inspection.errors.length === 0) return forwarded
+  request.body.setJson(inspection.forward)
+  if (inspection.errors.length === 0) return plan
   const errors = inspection.errors
-  return thenRewriteResponse(forwarded, (response) => mergeLocalErrors(response, errors))
+  return thenRewriteResponse(plan, (response) => mergeLocalErrors(response, errors))
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http'
 import type { WebSocket } from 'ws'
 import { extractCredential, type CredentialSettings } from '../../auth/extract-credential.js'
 import type { InboundRequest } from '../../inbound/inbound-request.js'
@@ -52,7 +51,7 @@ export function workflowEndpoint(deps: WorkflowEndpointDeps): LocalEndpoint {
         gates: deps.gates,
         requiresAuth: deps.requiresAuth,
         watch: deps.watch,
-        openUpstream: (principal) => openUpstream(deps, req, inbound, principal),
+        openUpstream: (principal) => openUpstream(deps, inbound, principal),
         maxMessageBytes: deps.maxMessageBytes,
         maxJsonDepth: deps.maxJsonDepth,
         authTimeoutMs: deps.authTimeoutMs,
@@ -65,7 +64,6 @@ export function workflowEndpoint(deps: WorkflowEndpointDeps): LocalEndpoint {
 
 async function openUpstream(
   deps: WorkflowEndpointDeps,
-  req: IncomingMessage,
   inbound: InboundRequest,
   principal: Principal,
 ): Promise<WebSocket> {
@@ -76,7 +74,6 @@ async function openUpstream(
     route: deps.match(inbound),
     query: inbound.query,
     headers: inbound.headers,
-    body: req,
   })
   const outcome = await deps.upstream.open(inbound, plan, [])
   if (outcome.kind === 'open') return outcome.socket

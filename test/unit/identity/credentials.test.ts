@@ -114,6 +114,6 @@ void t.test('nothing costly when nothing is rewritten: the body is not touched',
     t.equal(plan.body, undefined)
     t.equal(plan.query, undefined)
     t.equal(plan.rewriteResponse, undefined)
-    t.equal(input.body.readableFlowing, null, 'the stream was never read')
+    t.equal(input.body.clientStream.readableFlowing, null, 'the stream was never read')
   }
 })

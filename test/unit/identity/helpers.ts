@@ -9,6 +9,11 @@ import type { PlanInput } from '../../../src/identity/identity-plan.js'
 import type { RouteCatalogue } from '../../../src/policy/catalogue/route-catalogue.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
 import type { ForwardPlan } from '../../../src/upstream/forward-plan.js'
+import {
+  ClientBody,
+  type BodyLimits,
+  type ForwardedBody,
+} from '../../../src/inbound/client-body.js'
 import { buildUpstreamHeaders } from '../../../src/upstream/upstream-headers.js'
 
 export {
@@ -23,11 +28,45 @@ export function testConfig(sections: Record<string, unknown> = {}): Config {
   return configSchema.parse(sections) as Config
 }
 
+/** A plan with the body the upstream would receive: none when no pin read the body. */
+export type PlannedRequest = ForwardPlan & { readonly body?: ForwardedBody | undefined }
+
+/**
+ * The enforcer as the gateway runs it: the request's body bounded by the config's limits (the
+ * gateway gives them to the body it creates for each request), with the body as it would be
+ * forwarded.
+ */
+export class TestEnforcer extends IdentityEnforcer {
+  readonly #limits: BodyLimits
+
+  constructor(config: Config, ...rest: OmitFirst<ConstructorParameters<typeof IdentityEnforcer>>) {
+    super(config, ...rest)
+    this.#limits = bodyLimitsOf(config)
+  }
+
+  override async plan(input: PlanInput): Promise<PlannedRequest> {
+    const body =
+      input.body === undefined
+        ? undefined
+        : new ClientBody(input.body.clientStream, input.headers, this.#limits)
+    const plan = await super.plan({ ...input, body })
+    const forwarded = body?.forwarded()
+    // The plan itself when the body was not read: shared plans stay the same object.
+    return forwarded === undefined ? plan : { ...plan, body: forwarded }
+  }
+}
+
+type OmitFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never
+
+export function bodyLimitsOf(config: Config): BodyLimits {
+  return { maxBytes: config.server.max_body_bytes, maxDepth: config.server.max_json_depth }
+}
+
 export function enforcer(
   sections: Record<string, unknown> = {},
   mode: 'jwt' | 'security_key' | 'none' = 'jwt',
-): IdentityEnforcer {
-  return new IdentityEnforcer(testConfig(sections), mode)
+): TestEnforcer {
+  return new TestEnforcer(testConfig(sections), mode)
 }
 
 export function jwtUser(
@@ -64,7 +103,7 @@ export interface RequestSpec {
 const CATALOGUE_2_9 = testCatalogue()
 
 /** Content-Length is added for string and Buffer bodies, as a client would send it. */
-export function planInput(spec: RequestSpec): PlanInput {
+export function planInput(spec: RequestSpec): PlanInput & { readonly body: ClientBody } {
   const raw = spec.body
   const headers: IncomingHttpHeaders = { ...spec.headers }
   if (
@@ -74,8 +113,9 @@ export function planInput(spec: RequestSpec): PlanInput {
   ) {
     headers['content-length'] ??= String(Buffer.byteLength(raw))
   }
-  const body =
+  const stream =
     raw instanceof Readable ? raw : Readable.from(raw === undefined ? [] : [Buffer.from(raw)])
+  const body = new ClientBody(stream, headers, bodyLimitsOf(testConfig()))
   const method = spec.method ?? 'GET'
   const path = spec.path ?? '/'
   return {
@@ -91,7 +131,7 @@ export function planInput(spec: RequestSpec): PlanInput {
 }
 
 /** What the upstream receives of a client's raw headers under `plan`, as lowercase name → value. */
-export function sentUpstream(plan: ForwardPlan, rawHeaders: string[]): Record<string, string> {
+export function sentUpstream(plan: PlannedRequest, rawHeaders: string[]): Record<string, string> {
   const options = {
     identityPrefixes: ['x-auth-'],
     identityNames: new Set<string>(),
@@ -99,7 +139,7 @@ export function sentUpstream(plan: ForwardPlan, rawHeaders: string[]): Record<st
     upstreamHost: 'upstream:8000',
   }
   const client = { peer: '127.0.0.1', peerTrusted: false, requestId: 'r-1' }
-  const flat = buildUpstreamHeaders(rawHeaders, options, client, plan)
+  const flat = buildUpstreamHeaders(rawHeaders, options, client, plan, plan.body)
   const sent: Record<string, string> = {}
   for (let index = 0; index < flat.length; index += 2) {
     sent[(flat[index] as string).toLowerCase()] = flat[index + 1] as string
@@ -107,7 +147,7 @@ export function sentUpstream(plan: ForwardPlan, rawHeaders: string[]): Record<st
   return sent
 }
 
-export async function bodyText(plan: ForwardPlan): Promise<string | undefined> {
+export async function bodyText(plan: PlannedRequest): Promise<string | undefined> {
   const body = plan.body?.content
   if (body === undefined) return undefined
   return Buffer.isBuffer(body) ? body.toString('latin1') : (await readAll(body)).toString('latin1')

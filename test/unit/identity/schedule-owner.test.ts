@@ -1,8 +1,7 @@
 import t from 'tap'
-import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import type { Principal } from '../../../src/principal.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
-import { bodyText, jwtUser, planInput, refusal, testConfig } from './helpers.js'
+import { bodyText, jwtUser, planInput, refusal, TestEnforcer, testConfig } from './helpers.js'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 const catalogue = testCatalogue({ line: '3.0' })
@@ -11,9 +10,9 @@ const SCHEDULER: Principal = {
   kind: 'scheduler',
 }
 
-function enforcer(userIsolation: boolean, scheduleOwnerHeader = true): IdentityEnforcer {
+function enforcer(userIsolation: boolean, scheduleOwnerHeader = true): TestEnforcer {
   const config = testConfig({ auth: { user_isolation: userIsolation } })
-  return new IdentityEnforcer(config, 'jwt', undefined, scheduleOwnerHeader)
+  return new TestEnforcer(config, 'jwt', undefined, scheduleOwnerHeader)
 }
 
 function run(

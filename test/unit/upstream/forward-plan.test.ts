@@ -8,6 +8,7 @@ import { testCatalogue } from '../../helpers/catalogue.js'
 
 const CATALOGUE = testCatalogue()
 import type { StageRequest } from '../../../src/http/stage.js'
+import { ClientBody } from '../../../src/inbound/client-body.js'
 import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import { Grants } from '../../../src/policy/grants.js'
 import type { Principal } from '../../../src/principal.js'
@@ -18,7 +19,6 @@ import { discoveryStage } from '../../../src/surfaces/discovery/discovery-urls.j
 import {
   PASS_THROUGH,
   thenRewriteResponse,
-  withBody,
   withInjectedValue,
   withQuery,
   type ForwardPlan,
@@ -45,9 +45,9 @@ const response = (body: unknown): BufferedResponse => ({
   body: Buffer.from(JSON.stringify(body)),
 })
 
-/** The JSON a plan forwards as its body. */
-function plannedJson(plan: ForwardPlan): Record<string, unknown> {
-  const content = plan.body?.content
+/** The JSON a request's body forwards, as the steps so far left it. */
+function plannedJson(body: ClientBody): Record<string, unknown> {
+  const content = body.forwarded()?.content
   if (!Buffer.isBuffer(content)) throw new Error('no buffered body planned')
   return JSON.parse(content.toString('utf8')) as Record<string, unknown>
 }
@@ -80,11 +80,16 @@ function stageRequest(
     ...(text === '' ? [] : ['Content-Length', String(Buffer.byteLength(text))]),
     ...headers,
   ]
+  const inbound = inboundRequest({ method, path, rawHeaders })
   return {
-    inbound: inboundRequest({ method, path, rawHeaders }),
+    inbound,
     route: CATALOGUE.match(method, path),
     principal,
-    body: Readable.from(text === '' ? [] : [Buffer.from(text)]),
+    body: new ClientBody(
+      Readable.from(text === '' ? [] : [Buffer.from(text)]),
+      inbound.headers,
+      LIMITS,
+    ),
   }
 }
 
@@ -112,10 +117,7 @@ void t.test('the helpers return new plans and leave the old ones alone', async (
   }
   const before = snapshot(base)
   const changed = withInjectedValue(
-    thenRewriteResponse(
-      withBody(withQuery(base, 'a=1'), { content: Buffer.from('x'), contentType: undefined }),
-      (r) => r,
-    ),
+    thenRewriteResponse(withQuery(base, 'a=1'), (r) => r),
     'x-user-id',
     'alias',
   )
@@ -139,7 +141,6 @@ void t.test('each helper changes its own field and carries every other one over'
       ],
     },
     query: 'user_id=sa%3Aci',
-    body: { content: Buffer.from('{}'), contentType: 'application/json' },
     rewriteResponse: rewrite,
     endsWith: owner,
   }
@@ -148,9 +149,7 @@ void t.test('each helper changes its own field and carries every other one over'
     delete rest[changed]
     return rest
   }
-  const body = { content: Buffer.from('[]'), contentType: undefined }
   t.same(others(withQuery(full, 'a=1'), 'query'), others(full, 'query'), 'withQuery')
-  t.same(others(withBody(full, body), 'body'), others(full, 'body'), 'withBody')
   t.same(
     others(thenRewriteResponse(full, rewrite), 'rewriteResponse'),
     others(full, 'rewriteResponse'),
@@ -214,15 +213,23 @@ void t.test('identity pins the body, AG-UI reads the pinned body, not the client
   const body = { forwarded_props: { user_id: 'mallory' }, user_id: 'mallory' }
   const request = stageRequest(principal, 'POST', '/agents/a1/runs', body)
   const identity = await identityPlan(enforcer, request)
-  t.ok(Buffer.isBuffer(identity.body?.content), 'the run route pins user_id')
-  const stage = aguiStage({ bodyLimits: LIMITS })
+  t.same(
+    plannedJson(request.body),
+    { forwarded_props: { user_id: 'mallory' }, user_id: 'sa:ci' },
+    'the run route pins user_id',
+  )
+  const stage = aguiStage()
   const final = (await stage.plan(request, identity)) as ForwardPlan
-  t.same(plannedJson(final), {
+  t.same(plannedJson(request.body), {
     forwarded_props: { user_id: '__portcullis__:sa:ci' },
     user_id: 'sa:ci',
   })
-  t.same(plannedJson(identity).forwarded_props, { user_id: 'mallory' })
-  t.equal(request.body.readableFlowing, true, 'the client stream was read once, by identity')
+  t.equal(final, identity, 'the body is not part of the plan')
+  t.equal(
+    request.body.clientStream.readableFlowing,
+    true,
+    'the client stream was read once, by identity',
+  )
 })
 
 void t.test('A2A names a service account by its alias in X-User-ID', async (t) => {
@@ -232,7 +239,6 @@ void t.test('A2A names a service account by its alias in X-User-ID', async (t) =
   const request = stageRequest(principal, 'POST', '/a2a/agents/a1/v1/message:send', body)
   const identity = await identityPlan(enforcer, request)
   const stage = a2aStage({
-    bodyLimits: LIMITS,
     grants: new Grants('agent_os:admin'),
     userIsolation: false,
     catalog: new ComponentCatalog({ lookup: noLookup, ttlMs: 1000 }),
@@ -249,7 +255,8 @@ void t.test('A2A names a service account by its alias in X-User-ID', async (t) =
     'the identity plan (shared by REST requests) keeps sa:<name>',
   )
   t.same(
-    (plannedJson(final) as { params: { message: { metadata: unknown } } }).params.message.metadata,
+    (plannedJson(request.body) as { params: { message: { metadata: unknown } } }).params.message
+      .metadata,
     {
       userId: '__portcullis__:sa:ci',
     },
@@ -268,7 +275,6 @@ void t.test('the common plan is built once per principal and shared', async (t) 
       route: CATALOGUE.match('GET', '/sessions'),
       query: 'type=agent',
       headers: {},
-      body: Readable.from([]),
     })
   const [first, second] = [await plan(), await plan()]
   t.equal(first.query, 'type=agent&user_id=sa%3Aci', 'a scoped caller: user_id pinned')
@@ -280,7 +286,6 @@ void t.test('the common plan is built once per principal and shared', async (t) 
       route: CATALOGUE.match('GET', path),
       query: '',
       headers: {},
-      body: Readable.from([]),
     })
   const shared = await read('/config')
   t.equal(await read('/models'), shared, 'the same plan object for every such request')
@@ -296,7 +301,6 @@ void t.test('the common plan is built once per principal and shared', async (t) 
       route: CATALOGUE.match('GET', '/config'),
       query: '',
       headers: {},
-      body: Readable.from([]),
     }),
     shared,
     'plans are per enforcer (per config), not per process',
@@ -304,7 +308,7 @@ void t.test('the common plan is built once per principal and shared', async (t) 
 })
 
 void t.test('the upstream request carries out the last plan', async (t) => {
-  const client = Readable.from([])
+  const client = Readable.from([Buffer.from('{ }')])
   const inbound = inboundRequest({
     method: 'POST',
     path: '/agents/a é',
@@ -312,17 +316,17 @@ void t.test('the upstream request carries out the last plan', async (t) => {
     query: 'x=1',
     rawHeaders: ['Content-Length', '3', 'Content-Type', 'application/json'],
   })
-  const passed = upstreamRequest(inbound, PASS_THROUGH, client, OPTIONS)
+  const unread = new ClientBody(client, inbound.headers, LIMITS)
+  const passed = upstreamRequest(inbound, PASS_THROUGH, unread, OPTIONS)
   t.equal(passed.path, '/agents/a%20%C3%A9?x=1', 'the canonical path re-encoded, the client query')
   t.equal(passed.body, client, "the client's stream")
-  const planned = upstreamRequest(
-    inbound,
-    withBody(withQuery(PASS_THROUGH, ''), { content: Buffer.from('{}'), contentType: undefined }),
-    client,
-    OPTIONS,
-  )
+  const edited = new ClientBody(client, inbound.headers, LIMITS)
+  edited.setJson({})
+  const planned = upstreamRequest(inbound, withQuery(PASS_THROUGH, ''), edited, OPTIONS)
   t.equal(planned.path, '/agents/a%20%C3%A9', 'an emptied query')
   t.same(planned.body, Buffer.from('{}'))
+  t.ok(planned.headers.includes('content-length'), 'an edited body goes with its own length')
   const bodiless = inboundRequest({ rawHeaders: ['Content-Length', '00'] })
-  t.equal(upstreamRequest(bodiless, PASS_THROUGH, client, OPTIONS).body, null, '"00" is no body')
+  const none = new ClientBody(client, bodiless.headers, LIMITS)
+  t.equal(upstreamRequest(bodiless, PASS_THROUGH, none, OPTIONS).body, null, '"00" is no body')
 })

@@ -16,6 +16,7 @@ import {
   type HandlerChecksDeps,
 } from '../../../../src/surfaces/handlers/index.js'
 import { PASS_THROUGH, type ForwardPlan } from '../../../../src/upstream/forward-plan.js'
+import { ClientBody, type ForwardedBody } from '../../../../src/inbound/client-body.js'
 import type { BufferedResponse } from '../../../../src/upstream/upstream-client.js'
 import { testCatalogue } from '../../../helpers/catalogue.js'
 import { inboundRequest } from '../../../helpers/inbound.js'
@@ -95,7 +96,6 @@ export function stageDeps(setup: StageSetup = {}) {
     scheduleOwnerHeader: true,
     owners: 'owners' in setup ? setup.owners : new MemoryOwners(),
     lookup: setup.lookup ?? fakeLookup({}).lookup,
-    bodyLimits: { maxBytes: 65_536, maxDepth: 32 },
     logger: createLogger({ level: 'debug', destination: logs }),
     now: () => 1_700_000_000,
   }
@@ -122,11 +122,19 @@ export function stageRequest(input: RequestInput, catalogue = CATALOGUE_3_0): St
     ...(body === undefined ? [] : ['Content-Length', String(body.length)]),
     ...(input.headers ?? []),
   ]
+  const inbound = inboundRequest({
+    method: input.method,
+    path,
+    forwardPath: path,
+    query,
+    rawHeaders,
+  })
+  const stream = Readable.from(body === undefined ? [] : [body])
   return {
-    inbound: inboundRequest({ method: input.method, path, forwardPath: path, query, rawHeaders }),
+    inbound,
     route: catalogue.match(input.method, path),
     principal: input.principal,
-    body: Readable.from(body === undefined ? [] : [body]),
+    body: new ClientBody(stream, inbound.headers, { maxBytes: 65_536, maxDepth: 32 }),
   }
 }
 
@@ -147,15 +155,22 @@ export function jsonRequest(
   })
 }
 
-/** Runs the stage on a request, from the pass-through plan. */
+/** A plan with the body the upstream would receive, when a step read the body. */
+export type PlannedRequest = ForwardPlan & { readonly body?: ForwardedBody }
+
+/**
+ * Runs the stage on a request, from the pass-through plan; the plan itself when the body was
+ * not read, else with the body as it would be forwarded.
+ */
 export async function runStage(
   deps: HandlerChecksDeps,
   request: StageRequest,
   plan: ForwardPlan = PASS_THROUGH,
-): Promise<ForwardPlan> {
+): Promise<PlannedRequest> {
   const outcome: ForwardPlan | LocalAnswer = await handlerChecksStage(deps).plan(request, plan)
   if ('status' in outcome) throw new Error('the stage answered locally')
-  return outcome
+  const body = request.body.forwarded()
+  return body === undefined ? outcome : { ...outcome, body }
 }
 
 export function jsonResponse(value: unknown, status = 200): BufferedResponse {
@@ -167,7 +182,7 @@ export function jsonResponse(value: unknown, status = 200): BufferedResponse {
 }
 
 /** The body a plan forwards, read whole (buffered or streamed). */
-export async function plannedBody(plan: ForwardPlan): Promise<string> {
+export async function plannedBody(plan: PlannedRequest): Promise<string> {
   const content = plan.body?.content
   if (content === undefined) throw new Error('no body planned')
   if (Buffer.isBuffer(content)) return content.toString('utf8')

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { hasBody } from '../inbound/request-body.js'
+import { hasBody } from './request-body.js'
 
 /** How the upstream (FastAPI/Starlette) will read a request body. */
 export type BodyKind = 'none' | 'json' | 'urlencoded' | 'multipart' | 'other'
@@ -23,8 +23,11 @@ function pythonStrip(text: string): string {
  * case-insensitively. Missing a body the upstream reads would leave it unpinned.
  */
 export function bodyKind(headers: IncomingHttpHeaders): BodyKind {
-  if (!hasBody(headers)) return 'none'
-  const contentType = headers['content-type']
+  return hasBody(headers) ? mediaKind(headers['content-type']) : 'none'
+}
+
+/** The kind of a body that is present, by its Content-Type. */
+export function mediaKind(contentType: string | undefined): Exclude<BodyKind, 'none'> {
   if (contentType === undefined || contentType === '') return 'json'
   const semicolon = contentType.indexOf(';')
   const media = pythonStrip(
