@@ -189,7 +189,12 @@ export async function createGateway(
       config: () => current.config,
     }),
     metrics,
-    logger,
+    observeUpgrade: () => ({
+      metrics,
+      inFlight: shared.inFlight,
+      accessLog: shared.accessLog,
+      accessLogOn: current.config.logging.access_log,
+    }),
   })
   const proxyServer = createProxyServer(
     config.server,

@@ -4,7 +4,7 @@ import type { Metrics } from '../../metrics.js'
 import type { UpstreamClient } from '../../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../../upstream/upstream-headers.js'
 import { upstreamRequest } from '../../upstream/upstream-request.js'
-import type { GatewayContext } from '../state.js'
+import { planOf, requestOf, routeLabel, type GatewayContext } from '../state.js'
 
 const BUFFERED_RESPONSE_LIMIT = 16 * 1024 * 1024
 
@@ -17,10 +17,10 @@ export function forward(deps: {
   const { upstream, headerOptions, metrics } = deps
   return async function forwardMiddleware(ctx: GatewayContext, _next: Next): Promise<void> {
     const state = ctx.state
-    const plan = state.plan
-    const request = upstreamRequest(state.inbound, plan, ctx.req, headerOptions)
+    const plan = planOf(ctx)
+    const request = upstreamRequest(requestOf(ctx).inbound, plan, ctx.req, headerOptions)
     const sentAt = performance.now()
-    const route = state.route
+    const route = routeLabel(state)
     if (plan.rewriteResponse !== undefined) {
       const response = await plan.rewriteResponse(
         await upstream.fetch(request, BUFFERED_RESPONSE_LIMIT),

@@ -1,5 +1,4 @@
 import type { Next } from 'koa'
-import { ANONYMOUS } from '../../principal.js'
 import { identifyClient, readInbound, type InboundSettings } from '../../inbound/read-inbound.js'
 import type { MatchedRoute } from '../../policy/catalogue/route-catalogue.js'
 import type { GatewayContext } from '../state.js'
@@ -14,15 +13,11 @@ export type MatchRoute = (method: string, path: string) => MatchedRoute
 export function requestContext(settings: InboundSettings, match: MatchRoute) {
   return async function requestContextMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const state = ctx.state
-    state.principal = ANONYMOUS
     const client = identifyClient(ctx.req, settings.trustedProxies)
     state.client = client
     ctx.set('x-request-id', client.requestId)
     const inbound = readInbound(ctx.req, client, 'http', settings)
-    state.inbound = inbound
-    const route = match(inbound.method, inbound.path)
-    state.match = route
-    state.route = route.familyLabel
+    state.request = { inbound, route: match(inbound.method, inbound.path), body: ctx.req }
     await next()
   }
 }

@@ -1,6 +1,6 @@
 import type { Middleware, Next } from 'koa'
 import { bearerChallenge, GatewayError, toGatewayError, type ErrorCode } from '../../errors.js'
-import type { GatewayContext, GatewayState } from '../../http/state.js'
+import { requestOf, type GatewayContext, type GatewayState } from '../../http/state.js'
 
 const CHALLENGED: ReadonlySet<number> = new Set([401, 429, 503])
 const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.', 'scheduler.']
@@ -14,7 +14,7 @@ const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.'
 export function mcpChallenge(metadataUrl: string): Middleware<GatewayState> {
   const params = { resource_metadata: metadataUrl }
   return async function mcpChallengeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.state.match.route?.surface !== 'mcp') {
+    if (requestOf(ctx).route.route?.surface !== 'mcp') {
       await next()
       return
     }
