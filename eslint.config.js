@@ -18,7 +18,7 @@ const LAYERS = [
   'http',
   'surfaces',
 ]
-const COMPOSITION_FILES = ['gateway', 'generation', 'startup-check', 'config-reloader', 'main']
+const COMPOSITION_FILES = ['gateway', 'generation', 'generations', 'startup-check', 'config-reloader', 'main']
 /** The surfaces' features: each may use surfaces/common/, none another feature. */
 const SURFACE_FEATURES = ['mcp', 'a2a', 'agui', 'workflow', 'discovery', 'handlers']
 
