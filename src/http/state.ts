@@ -8,6 +8,9 @@ import {
 import type { Reason } from '../reasons.js'
 import type { RequestClient } from '../inbound/inbound-request.js'
 import type { ForwardPlan } from '../upstream/forward-plan.js'
+import type { GatewayError } from '../errors.js'
+import type { LocalAnswer } from './stage.js'
+import type { StreamOutcome } from '../upstream/streaming-response-handler.js'
 import type { ExchangeRequest } from './exchange.js'
 
 /**
@@ -24,10 +27,26 @@ export interface GatewayState {
   decision?: Decision
   /** The label of a route the gateway answers itself (the service-account API). */
   localRoute?: string
-  /** Internal reason of an error response, for the access log. */
-  errorReason?: Reason
+  /** The error the response was made from (handle-errors). */
+  refusal?: GatewayError
+  /** The answer a forward stage gave itself instead of forwarding (plan-request). */
+  answered?: LocalAnswer
   /** What reaches the upstream: the last stage's forward plan (plan-request, before forwarding). */
   plan?: ForwardPlan
+  /** How streaming the upstream's answer ended (forward). */
+  streamed?: StreamOutcome
+}
+
+/**
+ * The reason a request is logged with, from what ended it: the error its response was made from,
+ * the reason of a stage's own answer, or a stream the client left or the upstream broke.
+ */
+export function reasonOf(state: GatewayState): Reason | undefined {
+  if (state.refusal !== undefined) return state.refusal.reason
+  if (state.answered !== undefined) return state.answered.reason
+  if (state.streamed === 'client_gone') return 'client.gone'
+  if (state.streamed === 'upstream_failed') return 'upstream.failed_mid_stream'
+  return undefined
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>

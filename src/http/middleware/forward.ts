@@ -37,7 +37,6 @@ export function forward(deps: {
     const outcome = await upstream.stream(ctx.res, request, () => {
       metrics.observeUpstream(route, (performance.now() - sentAt) / 1000)
     })
-    if (outcome !== 'complete')
-      state.errorReason = outcome === 'client_gone' ? 'client.gone' : 'upstream.failed_mid_stream'
+    state.streamed = outcome
   }
 }

@@ -8,7 +8,7 @@ import type { Metrics } from '../../metrics.js'
 import type { Reason } from '../../reasons.js'
 import type { ParserRefusal } from '../servers.js'
 import type { InFlight } from '../in-flight.js'
-import { routeLabel, type GatewayContext } from '../state.js'
+import { reasonOf, routeLabel, type GatewayContext } from '../state.js'
 
 /** Access log, request metrics and the in-flight count (which graceful shutdown waits on). */
 export function observe(deps: {
@@ -62,7 +62,7 @@ function outcome(
 ): { status: number; reason: Reason | undefined } {
   const res = ctx.res
   const status = ctx.respond === false ? res.statusCode : ctx.status
-  const reason = ctx.state.errorReason
+  const reason = reasonOf(ctx.state)
   const ended =
     !res.writableFinished &&
     (res.destroyed || (ctx.req.socket as Socket | null)?.destroyed === true)

@@ -21,7 +21,7 @@ export function planRequest(deps: { exchange: Exchange; stages: ForwardStages })
 }
 
 function answer(ctx: GatewayContext, local: LocalAnswer): void {
-  if (local.reason !== undefined) ctx.state.errorReason = local.reason
+  ctx.state.answered = local
   if (local.headers !== undefined) ctx.set(local.headers)
   if (local.body === null) {
     // Koa makes a null body a 204 unless the status comes after it.
