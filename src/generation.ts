@@ -193,7 +193,6 @@ export async function createGeneration(
       admission: shared.webSockets,
       localEndpoints: surfaces.localEndpoints,
       exchange,
-      stages: surfaces.stages,
       upstream: upstreamSockets,
       accept: acceptor.port(config.server.max_websocket_message_bytes),
       watch,

@@ -59,8 +59,8 @@ const NO_SUBPROTOCOL: OfferedCredential = {
  * 2. `decide`: public, allowed or denied (the auth pipeline: verifier chain, auth-mode policy,
  *    authorizer), counted and traced once;
  * 3. `plan`: identity enforcement's forward plan;
- * 4. the forward stages (the route's surface, route stages, shape stages), for HTTP: every stage
- *    reads a request body or answers with an HTTP response, which an upgrade has neither of.
+ * 4. the forward stages (the route's surface, route stages, shape stages), for HTTP only: every
+ *    stage reads a request body or answers with an HTTP response, which an upgrade has neither of.
  *
  * The HTTP middlewares, the upgrade handler and the workflow endpoint all go through here; only the
  * workflow socket decides later, per `authenticate` frame, with the same pipeline.
@@ -115,8 +115,15 @@ export class Exchange {
 
   /**
    * Steps 3 and 4: the forward plan, then the stages in order; the last plan is the one
-   * forwarded, unless a stage answers the request itself.
+   * forwarded, unless a stage answers the request itself. The stages are HTTP's: an upgrade has
+   * no body for them to read and cannot take an HTTP answer, so it passes none.
    */
+  plan(request: ExchangeRequest, admitted: Admitted): Promise<ForwardPlan>
+  plan(
+    request: ExchangeRequest,
+    admitted: Admitted,
+    stages: ForwardStages,
+  ): Promise<ForwardPlan | LocalAnswer>
   async plan(
     request: ExchangeRequest,
     admitted: Admitted,
@@ -134,7 +141,7 @@ export class Exchange {
       accessibleIds: admitted.authorization?.accessibleIds,
       public: admitted.outcome === 'public',
     })
-    if (inbound.transport !== 'http' || stages === undefined) return plan
+    if (stages === undefined) return plan
     const stageRequest: StageRequest = {
       inbound,
       route,

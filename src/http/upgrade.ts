@@ -9,7 +9,6 @@ import { relayWebSockets } from '../upstream/websocket-relay.js'
 import type { ConnectionWatch } from './connection-watch.js'
 import type { Exchange, ExchangeRequest } from './exchange.js'
 import { writeRawError, writeRawResponse } from './raw-response.js'
-import { isLocalAnswer, type ForwardStages } from './stage.js'
 import { decisionRouteLabel } from './state.js'
 import { UpgradeObservation, type UpgradeObserverDeps } from './upgrade-observation.js'
 import type { AcceptPort } from './websocket-acceptor.js'
@@ -32,7 +31,6 @@ export interface UpgradeDeps extends UpgradeObserverDeps {
   /** Endpoints terminated here, by canonical path; every other upgrade is relayed. */
   readonly localEndpoints: ReadonlyMap<string, LocalEndpoint>
   readonly exchange: Exchange
-  readonly stages: ForwardStages
   readonly upstream: UpstreamWebSockets
   readonly accept: AcceptPort
   /** Ends relayed connections with their credential. */
@@ -101,8 +99,7 @@ export class UpgradeHandler {
     const offered = exchange.offered(inbound)
     const decision: Decision = await exchange.decide(request, offered)
     observation.labelled(decisionRouteLabel(decision))
-    const plan = await exchange.plan(request, admitted(decision), deps.stages)
-    if (isLocalAnswer(plan)) throw new Error('a forward stage answered an upgrade')
+    const plan = await exchange.plan(request, admitted(decision))
     const outcome = await deps.upstream.open(inbound, plan, offered.protocols, socket)
     if (outcome.kind === 'refused') {
       writeRawResponse(socket, outcome.status, outcome.body, {

@@ -3,7 +3,6 @@ import type { Principal } from '../../principal.js'
 import type { ConnectionWatch } from '../../http/connection-watch.js'
 import type { Exchange, ExchangeRequest } from '../../http/exchange.js'
 import type { LocalEndpoint } from '../../http/upgrade.js'
-import { isLocalAnswer } from '../../http/stage.js'
 import { BEARER_SUBPROTOCOL } from '../../http/subprotocol-credential.js'
 import type { AcceptPort } from '../../http/websocket-acceptor.js'
 import type { Logger } from '../../logger.js'
@@ -69,7 +68,6 @@ async function openUpstream(
     principal,
     authorization: undefined,
   })
-  if (isLocalAnswer(plan)) throw new Error('a forward stage answered the workflow socket')
   const outcome = await deps.upstream.open(request.inbound, plan, [])
   if (outcome.kind === 'open') return outcome.socket
   throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream refused the WebSocket', {

@@ -71,7 +71,7 @@ void t.test('a refused upgrade keeps its raw answer and gets an access line', as
   t.match(upgradeLines(J.gateway).at(-1), {
     status: 401,
     reason: 'credential.missing',
-    route: 'ws',
+    route: '/ws',
     path: '/ws/echo',
   })
   t.equal(
@@ -118,9 +118,17 @@ void t.test('the workflow socket: its credentials counted as REST is', async (t)
 })
 
 void t.test('a handshake is in flight until it is answered', async (t) => {
-  // An upstream that accepts connections and never answers a handshake.
+  // An upstream that holds every connection; a WebSocket handshake is answered when the test says.
   const held: Socket[] = []
-  const silent = createServer((socket) => held.push(socket))
+  const handshakes: Socket[] = []
+  const silent = createServer((socket) => {
+    held.push(socket)
+    let head = ''
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1')
+      if (head.includes('\r\n\r\n') && /^upgrade: websocket/im.test(head)) handshakes.push(socket)
+    })
+  })
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
   t.teardown(() => {
     held.forEach((socket) => socket.destroy())
@@ -128,17 +136,25 @@ void t.test('a handshake is in flight until it is answered', async (t) => {
   })
   const address = silent.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
-  const gateway = await startFoundationGateway(t, { upstream: { url: `http://127.0.0.1:${port}` } })
+  const gateway = await startFoundationGateway(t, {
+    // The handshakes stay pending until the test ends them.
+    upstream: { url: `http://127.0.0.1:${port}`, connect_timeout_ms: 120_000 },
+  })
   const inFlight = async () =>
     metricValue(await gateway.metrics(), 'portcullis_http_requests_in_flight') ?? 0
   t.equal(await inFlight(), 0)
   const refused = refusedHandshake(t, wsUrl(gateway, '/ws/slow'))
-  await waitFor(() => held.length === 1, 'the upstream handshake to be under way')
+  await waitFor(() => handshakes.length === 1, 'the upstream handshake to be under way')
   t.equal(await inFlight(), 1, 'the upgrade is counted while its handshake is under way')
-  held[0]?.destroy()
-  const status = (await refused).status
-  t.ok(status >= 502 && status <= 504, 'the upstream went away: a gateway 5xx')
+  t.same(upgradeLines(gateway), [], 'no access line before the answer')
+  handshakes[0]?.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 4\r\n\r\nbusy')
+  t.equal((await refused).status, 503, "the upstream's refusal, relayed")
   await waitFor(() => upgradeLines(gateway).length === 1, 'the access line')
   t.equal(await inFlight(), 0, 'and no longer once it is answered')
-  t.match(upgradeLines(gateway)[0], { status, reason: /^upstream\./, path: '/ws/slow' })
+  t.match(upgradeLines(gateway)[0], { status: 503, path: '/ws/slow', route: 'other' })
+  t.equal(
+    upgradeLines(gateway)[0]?.['reason'],
+    undefined,
+    "the upstream's own answer has no reason",
+  )
 })

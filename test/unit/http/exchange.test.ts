@@ -7,7 +7,6 @@ import { Readable } from 'node:stream'
 import t from 'tap'
 import type { Credential } from '../../../src/auth/credential.js'
 import { extractCredential } from '../../../src/auth/extract-credential.js'
-import type { ForwardPlan } from '../../../src/upstream/forward-plan.js'
 import type { AuthPipeline, DecideOptions } from '../../../src/auth/pipeline.js'
 import { admitted, type Decision } from '../../../src/auth/decision.js'
 import { Exchange, type ExchangeRequest } from '../../../src/http/exchange.js'
@@ -110,7 +109,7 @@ function createUpgradeGate(deps: { pipeline: AuthPipeline }) {
     const offered = exchange.offered(inbound)
     const request: ExchangeRequest = { inbound, route: exchange.match(inbound), body }
     const decision = admitted(await exchange.decide(request, offered))
-    const plan = (await exchange.plan(request, decision)) as ForwardPlan
+    const plan = await exchange.plan(request, decision)
     return { plan, protocols: offered.protocols, fallbackProtocol: offered.fallbackProtocol }
   }
 }
