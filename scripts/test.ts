@@ -10,7 +10,8 @@
  * 3. Prepares what the test processes share, once rather than in each: the gateway built as
  *    `npm run build` builds it (dist/), the migrated embedded-store template, and a scratch
  *    directory in memory (test/helpers/built-gateway.ts, scratch-dir.ts).
- * 4. Runs tap, then removes the scratch directory whatever the outcome.
+ * 4. Runs tap (the unit test files a few to a process, scripts/test-groups.ts), then removes the
+ *    scratch directory whatever the outcome.
  *
  * `npm test -- <files>` runs only those test files (a TypeScript path runs its compiled
  * JavaScript), without the lint and the coverage thresholds; other arguments go to tap. `npm run build:tests` does step 1 only.
@@ -22,6 +23,7 @@ import process from 'node:process'
 import { PACKAGE_ROOT } from '../src/package-root.js'
 import { buildGateway, makeStoreTemplate } from '../test/helpers/built-gateway.js'
 import { prepareScratchDir, removeScratchDir } from '../test/helpers/scratch-dir.js'
+import { fullRunFiles } from './test-groups.js'
 
 const BUILD = '.build'
 /** What tsc writes for each kind of source: the output's ending, and the source's. */
@@ -104,8 +106,8 @@ try {
   await makeStoreTemplate()
   status = (await lint?.status) ?? 0
   if (status === 0) {
-    const subset = someFiles ? ['--allow-incomplete-coverage'] : []
-    status = run(join('node_modules', '.bin', 'tap'), [...subset, ...args.map(tapArgument)])
+    const files = someFiles ? ['--allow-incomplete-coverage'] : fullRunFiles(PACKAGE_ROOT, BUILD)
+    status = run(join('node_modules', '.bin', 'tap'), [...files, ...args.map(tapArgument)])
   }
 } finally {
   removeScratchDir()

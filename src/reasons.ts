@@ -62,6 +62,8 @@ export const REASONS = {
     'a scoped caller without a user id on a route that needs one (user isolation)',
   'identity.session_required': 'a user-scoped action without `session_id`',
   'identity.foreign_learnings': "a learnings write for another user's id",
+  'identity.query_separator':
+    'a pinned or checked query parameter after a `;`, which some readers split on (400)',
   'identity.json_encoding': 'a JSON body that is not UTF-8',
   'identity.multipart': 'a multipart body that does not parse',
   'identity.multipart_name': 'a multipart part without a `name`',
@@ -75,6 +77,8 @@ export const REASONS = {
   'path.bad_escape': 'an invalid percent escape',
   'path.encoded_reserved': 'an encoded `/`, `\\`, `.`, `%`, `?`, `#`, `;` or control byte',
   'path.bad_utf8': 'a path that is not UTF-8 once decoded',
+  'path.trailing_whitespace': 'a segment ending in (encoded) whitespace or a no-break space',
+  'path.dot_lookalike': 'a segment made of Unicode dot look-alikes (`．`, `․`, `。`, …)',
   'headers.count': 'more header fields than `server.max_headers_count` (431)',
   'headers.duplicate_host': '`Host` sent twice',
   'headers.duplicate_content_type': '`Content-Type` sent twice',
@@ -96,6 +100,8 @@ export const REASONS = {
   'surfaces.invalid_json': 'an interface body that is not UTF-8 JSON',
   'surfaces.duplicate_header': 'an interface header sent twice',
   'surfaces.reserved_user_id': 'an interface user id that claims a reserved principal',
+  'surfaces.foreign_user_id':
+    "a self-scoped caller's A2A metadata naming another user at any depth (400)",
   'surfaces.a2a_task_foreign': "an A2A task that is no run of the caller's own sessions (404)",
   'surfaces.a2a_task_context_required':
     'an A2A task cancelled by a scoped caller without its session',

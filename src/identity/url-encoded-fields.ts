@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors.js'
 import { findPin, observe, type FieldPin, type ObservedFields } from './field-pin.js'
 
 /**
@@ -36,6 +37,31 @@ export function decodeFormComponent(text: string): string {
   return Buffer.from(bytes).toString('utf8')
 }
 
+/**
+ * A pinned or checked name after a `;` inside a query field: Starlette reads it as part of the
+ * previous value, a reader that also splits on `;` (older Python, some proxies) as a field of its
+ * own that the pin never replaced. Stricter than AgentOS: refused.
+ */
+function refuseHiddenField(
+  field: string,
+  pins: readonly FieldPin[],
+  observed: readonly string[],
+): void {
+  let at = field.indexOf(';')
+  while (at !== -1) {
+    const next = field.indexOf(';', at + 1)
+    const part = field.slice(at + 1, next === -1 ? field.length : next)
+    const eq = part.indexOf('=')
+    const name = decodeFormComponent(eq === -1 ? part : part.slice(0, eq))
+    if (findPin(pins, name) !== undefined || observed.includes(name)) {
+      throw new GatewayError('BAD_REQUEST', `Ambiguous query string: ${name} after ";"`, {
+        reason: 'identity.query_separator',
+      })
+    }
+    at = next
+  }
+}
+
 /** The pin's value, or the accepted one every client copy names. */
 function chosenValue(pin: FieldPin, sent: readonly string[] | undefined): string {
   const [first] = sent ?? []
@@ -64,6 +90,7 @@ export function rewriteFieldList(
     const code = index < text.length ? text.charCodeAt(index) : -1
     if (code !== -1 && code !== 0x26 && !(code === 0x3b && syntax === 'form')) continue
     const field = text.slice(fieldStart, index)
+    if (syntax === 'query') refuseHiddenField(field, pins, observed)
     const eq = field.indexOf('=')
     const name = decodeFormComponent(eq === -1 ? field : field.slice(0, eq))
     if (observed.includes(name)) {

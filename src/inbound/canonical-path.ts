@@ -21,6 +21,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 // upstream than the one we authorize (`/`, `\`, `.`, `%`, `?`, `#`, `;`), or is a control byte.
 const FORBIDDEN_DECODED = new Set([0x2f, 0x5c, 0x2e, 0x25, 0x3f, 0x23, 0x3b])
 
+// A segment ending in whitespace (Python's str.isspace, JavaScript's \s, or a no-break space)
+// may be trimmed by some reader between here and the handler, into another route or id.
+const TRAILING_SPACE = /[\s\x85]$/u
+// Dot look-alikes (fullwidth, small, leaders, ideographic stops): a segment made only of them
+// reads as `.` or `..` to anything that applies NFKC or IDNA mapping.
+const DOT_LOOKALIKES = /^[.\u2024\u2025\u2026\u3002\uFE52\uFF0E\uFF61]+$/u
+
 // Characters kept verbatim when re-encoding a segment: unreserved, sub-delims (without `;`), `:`, `@`.
 const SAFE_SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,=:@]*$/
 
@@ -30,8 +37,9 @@ function refuse(reason: ReasonIn<'path'>): never {
 
 /**
  * Canonicalizes a raw request target, or throws INVALID_PATH for any form whose meaning could
- * differ between the gateway and the upstream: dot segments (literal or encoded), encoded `/`, `\`
- * or NUL, empty segments (`//`), fragments, invalid percent-encoding or invalid UTF-8.
+ * differ between the gateway and the upstream: dot segments (literal, encoded or look-alike), encoded
+ * `/`, `\` or NUL, empty segments (`//`), segments ending in whitespace, fragments, invalid
+ * percent-encoding or invalid UTF-8.
  */
 export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
   const queryAt = rawTarget.indexOf('?')
@@ -40,7 +48,8 @@ export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
   if (!RAW_PATH.test(rawPath)) refuse('characters')
   if (query.includes('#')) refuse('fragment')
 
-  const decoded = rawPath.includes('%') ? percentDecode(rawPath) : rawPath
+  const encoded = rawPath.includes('%')
+  const decoded = encoded ? percentDecode(rawPath) : rawPath
   const segments = decoded.split('/')
   // Strip all trailing slashes, as AgentOS's TrailingSlashMiddleware does; `/` stays `/`.
   let end = segments.length
@@ -57,10 +66,18 @@ export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
     const segment = segments[index] as string
     if (segment === '') refuse('empty_segment')
     if (segment === '.' || segment === '..') refuse('dot_segment')
+    // Whitespace and non-ASCII characters can only come from a percent escape.
+    if (encoded) refuseLookalikes(segment)
     path += '/' + segment
     forwardPath += '/' + (SAFE_SEGMENT.test(segment) ? segment : encodeSegment(segment))
   }
   return { path, forwardPath, query }
+}
+
+/** Stricter than AgentOS, which reads these as they are: no reader may see another path. */
+function refuseLookalikes(segment: string): void {
+  if (TRAILING_SPACE.test(segment)) refuse('trailing_whitespace')
+  if (DOT_LOOKALIKES.test(segment) && !/^\.+$/.test(segment)) refuse('dot_lookalike')
 }
 
 function percentDecode(rawPath: string): string {

@@ -7,6 +7,7 @@ import { withInjectedValue, type ForwardPlan } from '../../upstream/forward-plan
 import type { Grants } from '../../policy/grants.js'
 import { SINGULAR } from '../../policy/catalogue/route-facts.js'
 import type { ComponentCatalog } from './component-catalog.js'
+import { refuseForeignUserIds } from './nested-user-ids.js'
 import { verifyTaskOwnership } from './task-ownership.js'
 import { pinClientUserId } from '../common/client-user-id.js'
 import { isJsonObject, objectMember } from '../common/json.js'
@@ -47,11 +48,16 @@ async function planA2a(
     metadata !== undefined && pinClientUserId(metadata, 'userId', principal, false)
       ? withJsonBody(plan, body)
       : plan
+  const scoped = scopedUserId(principal, deps.grants.adminScope, deps.userIsolation)
+  if (scoped !== null) {
+    const own = new Set([scoped, interfaceUserId(principal) ?? scoped])
+    for (const held of [metadata, objectMember(params, 'metadata')])
+      if (held !== undefined) refuseForeignUserIds(held, own)
+  }
   const route = request.route.route
   for (const check of route?.checks ?? []) {
     if (check.kind === 'a2a-dispatch') await checkDispatch(request, deps, principal)
     if (check.kind !== 'a2a-task-ownership' || route?.resource === undefined) continue
-    const scoped = scopedUserId(principal, deps.grants.adminScope, deps.userIsolation)
     if (scoped === null) continue
     const target = {
       family: route.resource.family,

@@ -64,6 +64,26 @@ export const READINGS: Readonly<Record<string, (rawPath: string) => string>> = {
   'repeated slashes merged': (raw) => stripTrailing(referenceUnquote(raw).replace(/\/{2,}/g, '/')),
   'NUL ends the path (C strings)': (raw) =>
     stripTrailing(referenceUnquote(raw).split('\0')[0] ?? ''),
+  'trailing whitespace trimmed from each segment': (raw) =>
+    stripTrailing(
+      referenceUnquote(raw)
+        .split('/')
+        .map((segment) => segment.replace(/[\s\x85]+$/u, ''))
+        .join('/'),
+    ),
+  'dot look-alikes read as dots (NFKC, IDNA stops), dot segments resolved': (raw) =>
+    stripTrailing(
+      resolveDots(
+        referenceUnquote(raw)
+          .split('/')
+          .map((segment) =>
+            /^[\u2024\u2025\u2026\u3002\uFE52\uFF0E\uFF61]+$/u.test(segment)
+              ? segment.replace(/[\u3002\uFF61]/gu, '.').normalize('NFKC')
+              : segment,
+          )
+          .join('/'),
+      ),
+    ),
 }
 
 const PIECES = [
@@ -125,6 +145,13 @@ const PIECES = [
   '%ff',
   '%ed%a0%80',
   '%ef%bc%8f',
+  '%ef%bc%8e',
+  '%e2%80%a4',
+  '%e2%80%a5',
+  '%e3%80%82',
+  '%c2%a0',
+  '%e3%80%80',
+  '%e2%80%af',
   '%',
   '%4',
   '%zz',

@@ -1,3 +1,4 @@
+// Runs in a test process of its own: it measures the process's buffer memory (scripts/test-groups.ts).
 import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { setImmediate as yieldToProducer } from 'node:timers/promises'

@@ -22,9 +22,9 @@ void t.test(
       ['type=agent&user_id=bob', '/sessions', 'type=agent&user_id=alice'],
       ['user_id=bob&type=agent', '/sessions', 'type=agent&user_id=alice'],
       [
-        'user%5Fid=bob&user+id=x&user_id&a=%2B+1;user_id=y',
+        'user%5Fid=bob&user+id=x&user_id&a=%2B+1;user_idx=y',
         '/memories',
-        'user+id=x&a=%2B+1;user_id=y&user_id=alice',
+        'user+id=x&a=%2B+1;user_idx=y&user_id=alice',
       ],
       ['&&a=1&&', '/traces', '&&a=1&&&user_id=alice'],
       ['q=%E6%97%A5&user_id=a&user_id=b', '/agents/a1/runs/r1', 'q=%E6%97%A5&user_id=alice'],
@@ -37,6 +37,14 @@ void t.test(
       planInput({ principal: jwtUser('josé & co'), path: '/sessions' }),
     )
     t.equal(encoded.query, 'user_id=jos%C3%A9%20%26%20co')
+    // ISO-4: a reader that splits on `;` would see a user_id the pin never replaced.
+    for (const query of ['a=1;user_id=y', 'a=1;b=2;user%5Fid=y', 'user_id=x;user_id=y']) {
+      await t.rejects(
+        gateway.plan(planInput({ principal: alice, path: '/memories', query })),
+        { code: 'BAD_REQUEST', reason: 'identity.query_separator' },
+        query,
+      )
+    }
   },
 )
 

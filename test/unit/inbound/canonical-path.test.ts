@@ -87,6 +87,26 @@ void t.test('ambiguous targets are refused with INVALID_PATH', async (t) => {
   }
 })
 
+void t.test('look-alikes are refused with reasons of their own, names keep them', async (t) => {
+  const reasonOf = (raw: string) => {
+    try {
+      canonicalizeTarget(raw)
+      return 'accepted'
+    } catch (error) {
+      return (error as { reason?: string }).reason
+    }
+  }
+  t.equal(reasonOf('/agents/a1%20'), 'path.trailing_whitespace', 'a trailing space')
+  t.equal(reasonOf('/agents%C2%A0/a1'), 'path.trailing_whitespace', 'a no-break space')
+  t.equal(reasonOf('/agents/a1%E3%80%80'), 'path.trailing_whitespace', 'an ideographic space')
+  t.equal(reasonOf('/agents/%20a1'), 'accepted', 'a leading space is part of the name')
+  t.equal(reasonOf('/health/%EF%BC%8E%EF%BC%8E/agents'), 'path.dot_lookalike', 'fullwidth dots')
+  t.equal(reasonOf('/health/%E2%80%A5/agents'), 'path.dot_lookalike', 'a two-dot leader')
+  t.equal(reasonOf('/health/%E3%80%82/agents'), 'path.dot_lookalike', 'an ideographic stop')
+  t.equal(reasonOf('/agents/v1%EF%BC%8E2'), 'accepted', 'a look-alike inside a name')
+  t.equal(reasonOf('/agents/...'), 'accepted', 'three ASCII dots stay a name, as before')
+})
+
 void t.test('the forwarded path decodes back to the decision path', async (t) => {
   for (const [raw] of accepted) {
     const { path, forwardPath } = canonicalizeTarget(raw)

@@ -3,6 +3,7 @@
  * anything in the directory is read; a lock taken away while open makes every statement fail
  * closed (503 upstream of this), and closing then writes nothing more to the files.
  */
+// Runs in a test process of its own: embedded stores, open until the end (scripts/test-groups.ts).
 import { existsSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -1,3 +1,4 @@
+// Runs in a test process of its own: embedded stores, open until the end (scripts/test-groups.ts).
 import t from 'tap'
 import { runResourceOwnersContract } from '../../contract/service-account-store.js'
 import { embeddedContractDatabases } from '../../helpers/embedded-contract.js'

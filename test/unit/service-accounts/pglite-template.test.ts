@@ -1,3 +1,4 @@
+// Runs in a test process of its own: embedded stores, open until the end (scripts/test-groups.ts).
 import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cp, mkdtemp, rm, truncate } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
