@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
  * The layers of src/, lowest first (docs/architecture.md): a module may import from its own
  * layer and the ones below it, never from one above. The foundation is the files directly in
  * src/ (errors, logging, metrics, the principal, memo tables); the composition root is
- * gateway.ts, generation.ts, startup-check.ts, config-reloader.ts, main.ts and cli/.
+ * gateway.ts, generation.ts, generations.ts, startup-check.ts, config-reloader.ts, main.ts and cli/.
  */
 const LAYERS = [
   'policy',
@@ -18,7 +18,14 @@ const LAYERS = [
   'http',
   'surfaces',
 ]
-const COMPOSITION_FILES = ['gateway', 'generation', 'startup-check', 'config-reloader', 'main']
+const COMPOSITION_FILES = [
+  'gateway',
+  'generation',
+  'generations',
+  'startup-check',
+  'config-reloader',
+  'main',
+]
 /** The surfaces' features: each may use surfaces/common/, none another feature. */
 const SURFACE_FEATURES = ['mcp', 'a2a', 'agui', 'workflow', 'discovery', 'handlers']
 

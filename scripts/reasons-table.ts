@@ -1,14 +1,18 @@
-import { REASONS } from '../src/reasons.js'
+import { REASONS, reasonStage, type Reason } from '../src/reasons.js'
 
 const BEGIN = '<!-- reasons:begin (generated from src/reasons.ts by `npm run gen`) -->'
 const END = '<!-- reasons:end -->'
 
-/** The reason table as markdown, grouped by area (`jwt`, `service_account`, …) in table order. */
+/**
+ * The reason table as markdown, grouped by area (`jwt`, `service_account`, …) in table order, with
+ * the step each comes from.
+ */
 export function renderReasonsTable(): string {
-  const rows = Object.entries(REASONS).map(
-    ([reason, meaning]) => `| \`${reason}\` | ${meaning.replaceAll('|', '\\|')} |`,
+  const rows = (Object.entries(REASONS) as [Reason, string][]).map(
+    ([reason, meaning]) =>
+      `| \`${reason}\` | ${reasonStage(reason)} | ${meaning.replaceAll('|', '\\|')} |`,
   )
-  return ['| Reason | Meaning |', '|---|---|', ...rows].join('\n')
+  return ['| Reason | Step | Meaning |', '|---|---|---|', ...rows].join('\n')
 }
 
 /** `doc` with the text between the reason markers replaced by the current table. */

@@ -13,6 +13,11 @@ export interface AccessRecord {
   readonly client: string
   readonly route: string
   readonly reason: LoggedReason | undefined
+  /** A WebSocket upgrade: its line is written when the connection closes. */
+  readonly upgrade?: 'websocket'
+  /** The connection's bytes from and to the client (upgrades). */
+  readonly bytes_in?: number
+  readonly bytes_out?: number
 }
 
 const INFO = pino.levels.values.info as number
@@ -58,8 +63,12 @@ export class AccessLog {
     const level = accessLevel(record.status, record.reason) === 'warn' ? WARN : INFO
     if ((level === INFO && !infoLines) || this.#logger.levelVal > level) return
     const reason = record.reason === undefined ? '' : `,"reason":${JSON.stringify(record.reason)}`
+    const upgrade =
+      record.upgrade === undefined
+        ? ''
+        : `,"upgrade":"${record.upgrade}","bytes_in":${record.bytes_in ?? 0},"bytes_out":${record.bytes_out ?? 0}`
     this.#destination.write(
-      `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":${JSON.stringify(redactSecrets(record.req_id))},"method":${JSON.stringify(record.method)},"path":${JSON.stringify(redactSecrets(record.path))},"status":${record.status},"duration_ms":${record.duration_ms},"client":${JSON.stringify(record.client)},"route":${JSON.stringify(record.route)}${reason},"msg":"request"}\n`,
+      `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":${JSON.stringify(redactSecrets(record.req_id))},"method":${JSON.stringify(record.method)},"path":${JSON.stringify(redactSecrets(record.path))},"status":${record.status},"duration_ms":${record.duration_ms},"client":${JSON.stringify(record.client)},"route":${JSON.stringify(record.route)}${reason}${upgrade},"msg":"request"}\n`,
     )
   }
 }

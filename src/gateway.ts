@@ -1,28 +1,17 @@
 import type { Server } from 'node:http'
 import { describeAuthMode } from './config/auth-mode.js'
 import type { Config } from './config/schema.js'
-import { configWarnings } from './config/warnings.js'
-import { restartOnlyChanges, withRestartOnlyKeysOf } from './config/restart-only.js'
 import { AccessLog } from './access-log.js'
 import { buildInfo } from './build-info.js'
-import {
-  createGeneration,
-  type AgentOsChoice,
-  type Generation,
-  type SharedParts,
-} from './generation.js'
+import type { SharedParts } from './generation.js'
+import { Generations, type ReloadResult } from './generations.js'
 import { createAdminServer } from './http/admin-server.js'
 import { createAgentOsGate, unavailableResponder } from './http/agentos-gate.js'
 import { InFlight } from './http/in-flight.js'
 import { observeRefusal } from './http/middleware/observe.js'
 import { readinessChecks } from './http/readiness-checks.js'
 import { closeServer, createProxyServer, listenerUrl, listenOrExplain } from './http/servers.js'
-import { AGENTOS_LINES } from './policy/catalogue/agentos-line.js'
-import {
-  AgentOsLineWatch,
-  pinContradicted,
-  type LineInForce,
-} from './upstream/agentos-line-watch.js'
+import { AgentOsLineWatch, type LineInForce } from './upstream/agentos-line-watch.js'
 import { probeAgentOsLine } from './upstream/agentos-probe.js'
 import { UpstreamClient } from './upstream/upstream-client.js'
 import { WebSocketAdmission } from './http/websocket-limits.js'
@@ -36,6 +25,8 @@ import {
   type ServiceAccounts,
 } from './service-accounts/start-service-accounts.js'
 
+export type { ReloadResult } from './generations.js'
+
 export interface GatewayOptions {
   readonly logger?: Logger
   /** Process metrics (event loop, memory) are off in tests that start many gateways. */
@@ -47,13 +38,6 @@ export interface RunningGateway {
   readonly port: number
   readonly adminUrl: string
   readonly adminPort: number
-}
-
-export interface ReloadResult {
-  readonly outcome: 'applied' | 'failed'
-  /** Keys that changed but only take effect after a restart (listeners, upstream, store). */
-  readonly restartRequired: readonly string[]
-  readonly error?: string
 }
 
 export interface Gateway {
@@ -89,9 +73,10 @@ export async function createGateway(
   // Before the store is opened or a port bound; its warnings are logged once, by the build below.
   await checkStartup(config, logger.child({}, { level: 'silent' }))
   const metrics = new Metrics({ collectProcessMetrics: options.collectProcessMetrics ?? true })
-  const build = buildInfo()
-  metrics.reportBuild(build)
+  metrics.reportBuild(buildInfo())
   const upstreamHost = new URL(config.upstream.url).host
+  // The watch applies each line it reads to the generations, which exist once it follows.
+  let generations: Generations | undefined
   const upstream = new UpstreamClient(config.upstream, (kind) => {
     metrics.upstreamErrors.inc({ kind })
     // A connection that could not be made or was cut: the upstream may be restarting.
@@ -101,7 +86,7 @@ export async function createGateway(
     setting: config.upstream.agentos_version,
     upstreamUrl: config.upstream.url,
     probe: () => probeAgentOsLine(upstream, upstreamHost),
-    apply: (inForce) => applyLine(inForce),
+    apply: (inForce) => generations?.applyLine(inForce) ?? Promise.resolve(),
     logger,
   })
   const stopWatchingConnections = upstream.onAllConnectionsClosed(() => agentos.connectionsClosed())
@@ -121,225 +106,197 @@ export async function createGateway(
     await releaseUpstream()
     throw error
   }
-  const shared: SharedParts = {
-    logger,
-    metrics,
-    upstream,
-    serviceAccounts,
-    inFlight: new InFlight(),
-    accessLog: new AccessLog(logger),
-    webSockets: new WebSocketAdmission({
-      maxConnections: config.server.max_websocket_connections,
-      maxPerClient: config.server.max_websocket_connections_per_client,
-    }),
-    mcpVersions: new McpProtocolVersions(logger),
-  }
+  const shared = sharedParts(config, { logger, metrics, upstream, serviceAccounts })
   metrics.reportInFlight(() => shared.inFlight.count)
   metrics.reportAgentOs(() => agentos.labels())
-  // The line the generation in force was built with (undefined: none was known).
-  let applied = agentos.inForce
-  let current: Generation
   try {
-    current = await createGeneration(config, shared, agentosChoice(config, applied))
+    generations = await Generations.start(config, shared, agentos.inForce)
   } catch (error) {
     await Promise.all([releaseUpstream(), serviceAccounts?.stop()])
     // Keys, key files and identity settings are built here: what fails is the configuration.
     throw configCannotBeApplied(error)
   }
-  const live = new Set<Generation>([current])
-  warnIfOpen(current, logger)
-
-  // Reloads and line changes build generations one at a time, each from the one in force.
-  let swaps: Promise<unknown> = Promise.resolve()
-  const oneAtATime = <T>(task: () => Promise<T>): Promise<T> => {
-    const run = swaps.then(task)
-    swaps = run.catch(() => undefined)
-    return run
-  }
-  const swapIn = (generation: Generation): void => {
-    const previous = current
-    current = generation
-    live.add(generation)
-    void previous.retire(generation.jwt).then(() => live.delete(previous))
-  }
-  // A line the watch read (or a pinned one the upstream now contradicts or confirms): a new
-  // generation when the line or the effective deny_unmapped_routes differs from the one in force.
-  const applyLine = (inForce: LineInForce): Promise<void> =>
-    oneAtATime(async () => {
-      const choice = agentosChoice(current.config, inForce)
-      if (!sameChoice(choice, current.agentos)) {
-        swapIn(await createGeneration(current.config, shared, choice, current))
-        logger.info(
-          { agentos: choice.line, deny_unmapped_routes: choice.denyUnmappedRoutes },
-          'requests are decided with the AgentOS line read from the upstream',
-        )
-      }
-      applied = inForce
-    })
   agentos.follow()
+  return new PortcullisGateway({
+    config,
+    shared,
+    agentos,
+    generations,
+    upstreamHost,
+    releaseUpstream,
+  })
+}
 
+/** What lives as long as the process: the parts every generation shares. */
+function sharedParts(
+  config: Config,
+  parts: Pick<SharedParts, 'logger' | 'metrics' | 'upstream' | 'serviceAccounts'>,
+): SharedParts {
+  return {
+    ...parts,
+    inFlight: new InFlight(),
+    accessLog: new AccessLog(parts.logger),
+    webSockets: new WebSocketAdmission({
+      maxConnections: config.server.max_websocket_connections,
+      maxPerClient: config.server.max_websocket_connections_per_client,
+    }),
+    mcpVersions: new McpProtocolVersions(parts.logger),
+  }
+}
+
+interface GatewayParts {
+  readonly config: Config
+  readonly shared: SharedParts
+  readonly agentos: AgentOsLineWatch
+  readonly generations: Generations
+  readonly upstreamHost: string
+  readonly releaseUpstream: () => Promise<void>
+}
+
+/** The started parts, behind the proxy and admin listeners: start, reload and graceful stop. */
+class PortcullisGateway implements Gateway {
+  readonly logger: Logger
+  readonly metrics: Metrics
+  readonly serviceAccounts: ServiceAccounts | undefined
+  readonly #parts: GatewayParts
+  readonly #proxyServer: Server
+  readonly #adminServer: Server
+  #accepting = true
+
+  constructor(parts: GatewayParts) {
+    const { shared, agentos, generations } = parts
+    this.#parts = parts
+    this.logger = shared.logger
+    this.metrics = shared.metrics
+    this.serviceAccounts = shared.serviceAccounts
+    this.#proxyServer = proxyServer(parts)
+    this.#adminServer = createAdminServer({
+      metrics: shared.metrics,
+      readiness: readinessChecks({
+        upstream: shared.upstream,
+        upstreamHost: parts.upstreamHost,
+        agentos,
+        store: shared.serviceAccounts?.store,
+        jwks: () => generations.current.jwt?.remoteKeySetHealth(),
+        open: () => generations.current.mode.open,
+      }),
+      accepting: () => this.#accepting,
+      documents: new Map<string, () => unknown>([
+        ['/.well-known/jwks.json', () => generations.current.signer?.jwks() ?? { keys: [] }],
+      ]),
+    })
+  }
+
+  get config(): Config {
+    return this.#parts.generations.current.config
+  }
+
+  get agentos(): LineInForce | undefined {
+    return this.#parts.agentos.inForce
+  }
+
+  async start(): Promise<RunningGateway> {
+    const { config, agentos, generations } = this.#parts
+    const server = config.server
+    const port = await listenOrExplain(this.#proxyServer, server.port, server.host, {
+      port: settingName('server.port', 'PORTCULLIS_PORT'),
+      host: 'server.host',
+    })
+    let adminPort: number
+    try {
+      adminPort = await listenOrExplain(this.#adminServer, server.admin_port, server.admin_host, {
+        port: settingName('server.admin_port', 'PORTCULLIS_ADMIN_PORT'),
+        host: settingName('server.admin_host', 'PORTCULLIS_ADMIN_HOST'),
+      })
+    } catch (error) {
+      await closeServer(this.#proxyServer)
+      throw error
+    }
+    const build = buildInfo()
+    this.logger.info(
+      {
+        port,
+        admin_port: adminPort,
+        upstream: config.upstream.url,
+        agentos: agentos.describe(),
+        auth_mode: describeAuthMode(generations.current.mode),
+        version: build.version,
+        commit: build.commit,
+      },
+      'portcullis listening',
+    )
+    return {
+      url: listenerUrl(server.host, port),
+      port,
+      adminUrl: listenerUrl(server.admin_host, adminPort),
+      adminPort,
+    }
+  }
+
+  reload(next: Config = this.config): Promise<ReloadResult> {
+    return this.#parts.generations.reload(next)
+  }
+
+  async stop(): Promise<void> {
+    const { config, shared, agentos, generations } = this.#parts
+    this.#accepting = false
+    // Requests waiting for a read of the upstream's version are answered 503 now.
+    agentos.close()
+    const closing = closeServer(this.#proxyServer)
+    this.#proxyServer.closeIdleConnections()
+    const inFlight = shared.inFlight
+    const drained = await inFlight.drained(config.server.shutdown_grace_ms)
+    if (!drained) {
+      this.logger.warn(
+        { in_flight: inFlight.count },
+        'shutdown grace period over; closing connections',
+      )
+      inFlight.startCutting()
+    }
+    for (const generation of generations.live) generation.closeConnections()
+    this.#proxyServer.closeAllConnections()
+    await closing
+    await Promise.all(generations.live.map((generation) => generation.retire()))
+    await Promise.all([
+      this.#parts.releaseUpstream(),
+      closeServer(this.#adminServer),
+      shared.serviceAccounts?.stop(),
+    ])
+    this.logger.info('portcullis stopped')
+  }
+}
+
+/** The proxy listener: every request and upgrade through the AgentOS gate to the generation in force. */
+function proxyServer(parts: GatewayParts): Server {
+  const { config, shared, agentos, generations } = parts
+  const { logger, metrics } = shared
+  const accessLogOn = (): boolean => generations.current.config.logging.access_log
   const gate = createAgentOsGate({
     admit: () => agentos.admit(),
-    target: () => current,
+    target: () => generations.current,
     refuse: unavailableResponder({
       logger,
       metrics,
       inFlight: shared.inFlight,
       accessLog: shared.accessLog,
-      config: () => current.config,
+      config: () => generations.current.config,
     }),
     metrics,
-    logger,
+    observeUpgrade: () => ({
+      metrics,
+      inFlight: shared.inFlight,
+      accessLog: shared.accessLog,
+      accessLogOn: accessLogOn(),
+    }),
   })
-  const proxyServer = createProxyServer(
+  const server = createProxyServer(
     config.server,
     gate.request,
     observeRefusal({
       metrics,
-      accessLog: () => (current.config.logging.access_log ? shared.accessLog : undefined),
+      accessLog: () => (accessLogOn() ? shared.accessLog : undefined),
     }),
   )
-  proxyServer.on('upgrade', gate.upgrade)
-
-  let accepting = true
-  const readiness = readinessChecks({
-    upstream,
-    upstreamHost,
-    agentos,
-    store: serviceAccounts?.store,
-    jwks: () => current.jwt?.remoteKeySetHealth(),
-    open: () => current.mode.open,
-  })
-  const documents = new Map<string, () => unknown>([
-    ['/.well-known/jwks.json', () => current.signer?.jwks() ?? { keys: [] }],
-  ])
-  const adminServer: Server = createAdminServer({
-    metrics,
-    readiness,
-    accepting: () => accepting,
-    documents,
-  })
-
-  const reload = async (next: Config): Promise<ReloadResult> => {
-    const restartRequired = restartOnlyChanges(current.config, next)
-    const merged = withRestartOnlyKeysOf(current.config, next)
-    let generation: Generation
-    try {
-      generation = await createGeneration(merged, shared, agentosChoice(merged, applied), current)
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      metrics.configReloads.inc({ result: 'failed' })
-      logger.error({ err: error }, 'reload failed; the previous configuration stays in effect')
-      return { outcome: 'failed', restartRequired, error: message }
-    }
-    swapIn(generation)
-    logger.level = next.logging.level
-    metrics.configReloads.inc({ result: 'applied' })
-    if (restartRequired.length > 0)
-      logger.warn({ keys: restartRequired }, 'these changes take effect only after a restart')
-    logger.info({ auth_mode: describeAuthMode(generation.mode) }, 'configuration reloaded')
-    warnIfOpen(generation, logger)
-    return { outcome: 'applied', restartRequired }
-  }
-
-  return {
-    get config() {
-      return current.config
-    },
-    get agentos() {
-      return agentos.inForce
-    },
-    logger,
-    metrics,
-    serviceAccounts,
-    async start() {
-      const port = await listenOrExplain(proxyServer, config.server.port, config.server.host, {
-        port: settingName('server.port', 'PORTCULLIS_PORT'),
-        host: 'server.host',
-      })
-      let adminPort: number
-      try {
-        adminPort = await listenOrExplain(
-          adminServer,
-          config.server.admin_port,
-          config.server.admin_host,
-          {
-            port: settingName('server.admin_port', 'PORTCULLIS_ADMIN_PORT'),
-            host: settingName('server.admin_host', 'PORTCULLIS_ADMIN_HOST'),
-          },
-        )
-      } catch (error) {
-        await closeServer(proxyServer)
-        throw error
-      }
-      logger.info(
-        {
-          port,
-          admin_port: adminPort,
-          upstream: config.upstream.url,
-          agentos: agentos.describe(),
-          auth_mode: describeAuthMode(current.mode),
-          version: build.version,
-          commit: build.commit,
-        },
-        'portcullis listening',
-      )
-      return {
-        url: listenerUrl(config.server.host, port),
-        port,
-        adminUrl: listenerUrl(config.server.admin_host, adminPort),
-        adminPort,
-      }
-    },
-    reload(next = current.config) {
-      return oneAtATime(() => reload(next))
-    },
-    async stop() {
-      accepting = false
-      // Requests waiting for a read of the upstream's version are answered 503 now.
-      agentos.close()
-      const closing = closeServer(proxyServer)
-      proxyServer.closeIdleConnections()
-      const inFlight = shared.inFlight
-      const drained = await inFlight.drained(config.server.shutdown_grace_ms)
-      if (!drained) {
-        logger.warn(
-          { in_flight: inFlight.count },
-          'shutdown grace period over; closing connections',
-        )
-        inFlight.startCutting()
-      }
-      for (const generation of live) generation.closeConnections()
-      proxyServer.closeAllConnections()
-      await closing
-      await Promise.all([...live].map((generation) => generation.retire()))
-      await Promise.all([releaseUpstream(), closeServer(adminServer), serviceAccounts?.stop()])
-      logger.info('portcullis stopped')
-    },
-  }
-}
-
-/** The configuration's security warnings (the same `config check` prints), at every start and reload. */
-function warnIfOpen(generation: Generation, logger: Logger): void {
-  for (const warning of configWarnings(generation.config)) logger.warn(warning)
-}
-
-/**
- * What a generation decides with. A pinned line the upstream contradicts denies unmapped routes
- * unless the setting says otherwise. While no line is in force (auto, the upstream not read yet)
- * the generation is built for the newest line only so that a configuration that cannot be applied
- * fails the start as it would otherwise; the gate keeps every request away from it, and the line
- * read later replaces it.
- */
-function agentosChoice(config: Config, inForce: LineInForce | undefined): AgentOsChoice {
-  if (inForce === undefined)
-    return { line: AGENTOS_LINES[AGENTOS_LINES.length - 1] ?? '3.0', denyUnmappedRoutes: true }
-  return {
-    line: inForce.line,
-    denyUnmappedRoutes: config.auth.deny_unmapped_routes ?? pinContradicted(inForce),
-  }
-}
-
-function sameChoice(a: AgentOsChoice, b: AgentOsChoice): boolean {
-  return a.line === b.line && a.denyUnmappedRoutes === b.denyUnmappedRoutes
+  server.on('upgrade', gate.upgrade)
+  return server
 }

@@ -16,7 +16,7 @@ import { authenticate } from './http/middleware/authenticate.js'
 import { forward } from './http/middleware/forward.js'
 import { planRequest } from './http/middleware/plan-request.js'
 import { serviceAccountsRoute } from './http/middleware/service-accounts-route.js'
-import { createUpgradeGate } from './http/upgrade-gate.js'
+import { Exchange } from './http/exchange.js'
 import { UpgradeHandler } from './http/upgrade.js'
 import { WebSocketAcceptor } from './http/websocket-acceptor.js'
 import type { WebSocketAdmission } from './http/websocket-limits.js'
@@ -138,17 +138,17 @@ export async function createGeneration(
       metrics,
       idleTimeoutMs: config.server.websocket_idle_timeout_ms,
     })
+    const exchange = new Exchange({ pipeline, enforcer })
     const surfaces = createSurfaces({
       config,
       mode,
       pipeline,
       catalogue,
       grants,
-      enforcer,
+      exchange,
       upstream,
       upstreamSockets,
       headerOptions,
-      serviceAccounts: serviceAccounts?.verifier,
       owners: serviceAccounts?.owners,
       watch,
       acceptWorkflow: acceptor.port(config.interfaces.workflow_websocket.max_message_bytes),
@@ -171,27 +171,24 @@ export async function createGeneration(
       metrics,
       inFlight: shared.inFlight,
       inbound,
+      bodyLimits: {
+        maxBytes: config.server.max_body_bytes,
+        maxDepth: config.server.max_json_depth,
+      },
       match: (method, path) => catalogue.match(method, path),
       allowedOrigins: config.cors.allowed_origins,
       accessLog: shared.accessLog,
       accessLogOn: config.logging.access_log,
       stages: [
         ...surfaces.beforeAuthentication,
-        authenticate({ pipeline }),
+        authenticate({ exchange }),
         serviceAccountsRoute({
           api,
           maxBodyBytes: config.server.max_body_bytes,
           maxJsonDepth: config.server.max_json_depth,
           allowedOrigins: config.cors.allowed_origins,
         }),
-        planRequest({
-          enforcer,
-          stages: surfaces.stages,
-          bodyLimits: {
-            maxBytes: config.server.max_body_bytes,
-            maxDepth: config.server.max_json_depth,
-          },
-        }),
+        planRequest({ exchange, stages: surfaces.stages }),
       ],
       forward: forward({ upstream, headerOptions, metrics }),
     })
@@ -199,12 +196,14 @@ export async function createGeneration(
       inbound,
       admission: shared.webSockets,
       localEndpoints: surfaces.localEndpoints,
-      gate: createUpgradeGate({ pipeline, enforcer, credentials: config.auth }),
+      exchange,
       upstream: upstreamSockets,
       accept: acceptor.port(config.server.max_websocket_message_bytes),
       watch,
       metrics,
-      logger,
+      inFlight: shared.inFlight,
+      accessLog: shared.accessLog,
+      accessLogOn: config.logging.access_log,
     })
     const callback = app.callback()
     return {

@@ -64,7 +64,7 @@ export class Metrics {
 
   readonly inFlight = new Gauge({
     name: 'portcullis_http_requests_in_flight',
-    help: 'HTTP requests being processed.',
+    help: 'HTTP requests, and WebSocket upgrades until their handshake is answered, being processed.',
     registers: [this.registry],
     collect: () => {
       this.inFlight.set(this.#inFlightCount())

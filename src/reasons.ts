@@ -175,6 +175,54 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS
 
+/** A reason's area, the part before its dot (`jwt` of `jwt.expired`; `internal` is its own). */
+type AreaOf<R> = R extends `${infer Area}.${string}` ? Area : R
+export type ReasonArea = AreaOf<Reason>
+
+/** Which step of a request an area's reasons come from. */
+export type ReasonStage = 'authentication' | 'authorization' | 'request' | 'upstream' | 'gateway'
+
+/**
+ * Every area of the table with the step its reasons come from, closed: a reason of a new area
+ * does not compile until the area is placed here. Authentication reasons are the refusals of a
+ * credential (what an MCP client is challenged for).
+ */
+export const REASON_AREAS = {
+  credential: 'authentication',
+  jwt: 'authentication',
+  service_account: 'authentication',
+  scheduler: 'authentication',
+  security_key: 'authentication',
+  rbac: 'authorization',
+  identity: 'request',
+  path: 'request',
+  headers: 'request',
+  body: 'request',
+  upgrade: 'request',
+  websocket: 'request',
+  discovery: 'request',
+  mcp: 'request',
+  surfaces: 'request',
+  handlers: 'request',
+  service_accounts: 'request',
+  client: 'request',
+  upstream: 'upstream',
+  agentos: 'upstream',
+  shutdown: 'gateway',
+  internal: 'gateway',
+  policy: 'gateway',
+} as const satisfies Record<ReasonArea, ReasonStage>
+
+export function reasonArea(reason: Reason): ReasonArea {
+  const dot = reason.indexOf('.')
+  return (dot === -1 ? reason : reason.slice(0, dot)) as ReasonArea
+}
+
+/** The step a reason comes from (REASON_AREAS). */
+export function reasonStage(reason: Reason): ReasonStage {
+  return REASON_AREAS[reasonArea(reason)]
+}
+
 /**
  * A request Node's HTTP parser refused before the gateway saw it: `http.timeout`, or `http.` and
  * llhttp's error name (`http.header_overflow`, `http.invalid_transfer_encoding`, …).

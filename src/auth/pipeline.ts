@@ -1,31 +1,19 @@
 import { performance } from 'node:perf_hooks'
-import { NO_CREDENTIAL_SOURCE, type AuthModeSummary } from '../config/auth-mode.js'
+import { credentialSourceProblems, type AuthModeSummary } from '../config/auth-mode.js'
 import { GatewayError, toGatewayError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
-import type { Authorization, Authorizer } from '../policy/authorizer.js'
+import type { Authorizer } from '../policy/authorizer.js'
 import type { MatchedRoute, RouteCatalogue } from '../policy/catalogue/route-catalogue.js'
-import { isServiceToken, type Credential } from './credential.js'
+import type { Credential } from './credential.js'
+import type { CredentialKind, CredentialSource, Decision } from './decision.js'
 import type { ExcludedRoutes } from './excluded-routes.js'
-import {
-  extractCredential,
-  missingCredentialError,
-  type CredentialSettings,
-} from './extract-credential.js'
+import { extractCredential, type CredentialSettings } from './extract-credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import { ANONYMOUS, type Principal } from '../principal.js'
-import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
-
-/** The outcome of authentication and authorization for one request. */
-export interface AuthDecision {
-  readonly principal: Principal
-  /** Undefined for public requests (excluded routes, preflights), which are never authorized. */
-  readonly authorization: Authorization | undefined
-  /** An excluded route or a CORS preflight: no credential was looked at. */
-  readonly public: boolean
-  /** What the route catalogue knows of the request, matched once for every later stage. */
-  readonly route: MatchedRoute
-}
+import { AuthModePolicy, type CredentialUse } from './auth-mode-policy.js'
+import { ServiceAccountsOff, VerifierChain } from './verifier-chain.js'
+import type { Verifier } from './verifier.js'
 
 export interface DecideOptions {
   /**
@@ -33,6 +21,8 @@ export interface DecideOptions {
    * the request", null "there is none".
    */
   readonly credential?: Credential | null
+  /** Read when the request's header and cookie carry none (a WebSocket's `bearer` subprotocol). */
+  readonly fallback?: Credential
   /** The request's match, when the transport already made it. */
   readonly route?: MatchedRoute
 }
@@ -56,48 +46,58 @@ export interface AuthPipelineDeps {
   readonly logger?: Logger
 }
 
-/** What authentication looked at, for the debug line (never the credential itself). */
+/** What authentication looked at, for the decision (never the credential itself). */
 interface Trace {
-  source: Credential['source'] | 'none'
-  verifier: Verifier['kind'] | 'none'
+  source: CredentialSource
+  kind: CredentialKind
 }
 
-/** The credential kind a failure reason belongs to (`jwt.expired` → jwt), for bounded labels. */
-function credentialOf(reason: string): string {
-  const kind = reason.slice(0, reason.indexOf('.'))
-  return kind === 'jwt' || kind === 'service_account' || kind === 'security_key' || kind === 'rbac'
-    ? kind
-    : 'credential'
-}
-
-const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this AgentOS instance'
+/** An authenticated credential and what it was, or a refusal and what was looked at. */
+export type Authentication =
+  | { readonly ok: true; readonly principal: Principal; readonly trace: Readonly<Trace> }
+  | { readonly ok: false; readonly refusal: GatewayError; readonly trace: Readonly<Trace> }
 
 /** Why these verifiers cannot implement the configured mode (CONF-1), or undefined. */
-function credentialSourceProblem(deps: AuthPipelineDeps): string | undefined {
+function verifierProblem(deps: AuthPipelineDeps): string | undefined {
   const { mode } = deps
-  if (mode.authorizationEnabled && deps.jwt === undefined) {
-    return 'auth.authorization: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false)'
-  }
-  if (mode.mode === 'jwt' && deps.jwt === undefined) {
-    return 'auth: a JWT source is configured but no JWT verifier was given'
+  const [ruleProblem] = credentialSourceProblems(mode, {
+    serviceAccounts: deps.serviceAccounts !== undefined,
+    authorizationKey: 'auth.authorization',
+  })
+  if (ruleProblem !== undefined) return ruleProblem
+  if (mode.jwtConfigured !== (deps.jwt !== undefined)) {
+    return 'auth: a JWT verifier is given exactly when a JWT source is configured'
   }
   if (mode.mode === 'security_key' && deps.securityKey === undefined) {
     return 'auth.security_key: security-key mode needs the security-key verifier'
-  }
-  if (mode.mode === 'none' && !mode.open) return NO_CREDENTIAL_SOURCE
-  if (mode.mode === 'none' && deps.serviceAccounts === undefined) {
-    return 'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key'
   }
   return undefined
 }
 
 /**
- * Authentication in AgentOS's dispatch order (AUTH-3), then authorization. HTTP requests and
- * WebSocket upgrades both come through here.
+ * The verifiers of a mode, in AgentOS's dispatch order (AUTH-3): service-account tokens by their
+ * prefix first (PAT-1), then the scheduler token, then the mode's verifier. An open instance has
+ * only the first: it looks at no other credential.
+ */
+function verifierChain(deps: AuthPipelineDeps): VerifierChain {
+  const serviceAccounts = deps.serviceAccounts ?? new ServiceAccountsOff()
+  if (deps.mode.open) return new VerifierChain([serviceAccounts])
+  const chain: Verifier[] = [serviceAccounts]
+  if (deps.scheduler !== undefined) chain.push(deps.scheduler)
+  const modeVerifier = deps.jwt ?? deps.securityKey
+  if (modeVerifier !== undefined) chain.push(modeVerifier)
+  return new VerifierChain(chain)
+}
+
+/**
+ * Authentication in AgentOS's dispatch order (AUTH-3), then authorization. HTTP requests, WebSocket
+ * upgrades and the workflow socket's credentials all come through here, and each decision is
+ * counted (`portcullis_auth_outcomes_total`) and traced at debug level.
  */
 export class AuthPipeline {
   readonly #deps: AuthPipelineDeps
-  readonly #open: boolean
+  readonly #chain: VerifierChain
+  readonly #policy: AuthModePolicy
 
   /**
    * Refuses (a plain Error, before anything listens) a set of verifiers that CONF-1
@@ -105,12 +105,21 @@ export class AuthPipeline {
    * never went through it, from running open by accident.
    */
   constructor(deps: AuthPipelineDeps) {
-    const problem = credentialSourceProblem(deps)
+    const problem = verifierProblem(deps)
     if (problem !== undefined) throw new Error(problem)
     this.#deps = deps
-    // Open (asked for with auth.open): no JWT source and no security key. Anonymous requests
-    // pass; only service-account tokens are looked at, and an unverifiable one is ignored (PAT-6).
-    this.#open = deps.mode.open
+    this.#chain = verifierChain(deps)
+    this.#policy = new AuthModePolicy(deps.mode, deps.credentials)
+  }
+
+  /** The verifiers' kinds in the order a credential is offered to them. */
+  get verifiers(): readonly Verifier['kind'][] {
+    return this.#chain.kinds
+  }
+
+  /** What the auth mode answers where no verifier has (open instances, anonymous callers). */
+  get policy(): AuthModePolicy {
+    return this.#policy
   }
 
   /** Whether a request to this path needs no credential (excluded routes; preflights for HTTP). */
@@ -126,86 +135,126 @@ export class AuthPipeline {
     return this.#deps.catalogue.match(request.method, request.path)
   }
 
-  /** Authenticates and authorizes. */
-  async decide(request: InboundRequest, options: DecideOptions = {}): Promise<AuthDecision> {
+  /** Authenticates and authorizes: the decision, a refusal included (never thrown). */
+  async decide(request: InboundRequest, options: DecideOptions = {}): Promise<Decision> {
     const route = options.route ?? this.match(request)
-    if (this.isPublic(request))
-      return { principal: ANONYMOUS, authorization: undefined, public: true, route }
-    const metrics = this.#deps.metrics
-    const startedAt = performance.now()
-    const trace: Trace = { source: 'none', verifier: 'none' }
-    let principal: Principal | undefined
-    try {
-      principal = await this.#authenticate(request, options.credential, trace)
-      const authorization = this.#deps.authorizer.authorize(principal, route)
-      metrics?.countAuthOutcome(principal.kind, 'allowed', 'ok')
-      this.#debug(request, trace, principal, 'allowed', 'ok', authorization)
-      return { principal, authorization, public: false, route }
-    } catch (error) {
-      const reason = toGatewayError(error).reason
-      metrics?.countAuthOutcome(principal?.kind ?? credentialOf(reason), 'denied', reason)
-      this.#debug(request, trace, principal, 'denied', reason, undefined)
-      throw error
-    } finally {
-      metrics?.observeAuth(principal?.kind ?? 'none', (performance.now() - startedAt) / 1000)
+    if (this.isPublic(request)) {
+      return {
+        outcome: 'public',
+        reason: 'ok',
+        route,
+        credential: { kind: 'none', source: 'none' },
+        principal: ANONYMOUS,
+        authorization: undefined,
+      }
     }
+    const startedAt = performance.now()
+    const authentication = await this.#authenticate(
+      request,
+      () => this.credential(request, options),
+      'rest',
+    )
+    const credential = authentication.trace
+    let decision: Decision
+    if (!authentication.ok) {
+      decision = denied(route, credential, undefined, authentication.refusal)
+    } else {
+      const principal = authentication.principal
+      try {
+        const authorization = this.#deps.authorizer.authorize(principal, route)
+        decision = { outcome: 'allowed', reason: 'ok', route, credential, principal, authorization }
+      } catch (error) {
+        decision = denied(route, credential, principal, toGatewayError(error))
+      }
+    }
+    this.#record(request, decision, decision.credential, startedAt)
+    return decision
   }
 
-  /** Authentication alone: a Principal, or a GatewayError (401, 429, 503). */
-  authenticate(request: InboundRequest, credential?: Credential | null): Promise<Principal> {
-    return this.#authenticate(request, credential, { source: 'none', verifier: 'none' })
+  /**
+   * Authentication alone, for a credential given after the upgrade (the workflow socket's
+   * `authenticate` frame): counted and traced like a decision, with no route to authorize.
+   */
+  async authenticate(
+    request: InboundRequest,
+    credential: Credential,
+    use: CredentialUse,
+  ): Promise<Authentication> {
+    const startedAt = performance.now()
+    const authentication = await this.#authenticate(request, () => credential, use)
+    this.#record(
+      request,
+      authentication.ok
+        ? { outcome: 'allowed', reason: 'ok', principal: authentication.principal }
+        : { outcome: 'denied', reason: authentication.refusal.reason, principal: undefined },
+      authentication.trace,
+      startedAt,
+    )
+    return authentication
+  }
+
+  /** The credential a decision looks at: given, or read from the request (a 400 when repeated). */
+  credential(request: InboundRequest, options: DecideOptions = {}): Credential | undefined {
+    if (options.credential !== undefined) return options.credential ?? undefined
+    return extractCredential(request, this.#deps.credentials) ?? options.fallback
   }
 
   async #authenticate(
     request: InboundRequest,
-    credential: Credential | null | undefined,
-    trace: Trace,
-  ): Promise<Principal> {
-    const deps = this.#deps
-    const found =
-      credential === undefined
-        ? extractCredential(request, deps.credentials)
-        : (credential ?? undefined)
-    if (found === undefined) {
-      if (this.#open) return ANONYMOUS
-      throw missingCredentialError(
-        deps.credentials,
-        deps.mode.mode === 'jwt' ? 'jwt' : 'security_key',
-      )
+    read: () => Credential | undefined,
+    use: CredentialUse,
+  ): Promise<Authentication> {
+    const trace: Trace = { source: 'none', kind: 'none' }
+    try {
+      const credential = read()
+      if (credential === undefined) {
+        return { ok: true, principal: this.#policy.withoutCredential(), trace }
+      }
+      trace.source = credential.source
+      const principal = await this.#verify(credential, request, use, trace)
+      return { ok: true, principal: this.#policy.accepts(principal, use), trace }
+    } catch (error) {
+      return { ok: false, refusal: toGatewayError(error), trace }
     }
-    trace.source = found.source
-    if (isServiceToken(found.token)) {
-      trace.verifier = 'service_account'
-      return this.#serviceAccount(found, request)
-    }
-    if (this.#open) return ANONYMOUS
-    if (deps.scheduler !== undefined) {
-      trace.verifier = 'scheduler'
-      const scheduler = await deps.scheduler.verify(found, request)
-      if (scheduler !== NOT_RESPONSIBLE) return scheduler
-    }
-    const verifier = deps.jwt ?? deps.securityKey
-    if (verifier === undefined)
-      throw new Error('a credential source must be configured outside open mode')
-    trace.verifier = verifier.kind
-    const principal = await verifier.verify(found, request)
-    if (principal === NOT_RESPONSIBLE) {
-      throw new GatewayError('TOKEN_INVALID', 'Invalid authentication token', {
-        reason: 'credential.unsupported',
-      })
-    }
-    return principal
   }
 
-  /** The decision path at debug level: what was looked at and why; never the credential. */
-  #debug(
+  async #verify(
+    credential: Credential,
     request: InboundRequest,
+    use: CredentialUse,
     trace: Trace,
-    principal: Principal | undefined,
-    outcome: 'allowed' | 'denied',
-    reason: string,
-    authorization: Authorization | undefined,
+  ): Promise<Principal> {
+    try {
+      const outcome = await this.#chain.verify(credential, request, (kind) => {
+        trace.kind = kind
+      })
+      return outcome.claimedBy === undefined ? this.#policy.unclaimed() : outcome.principal
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error
+      return this.#policy.refused(error, use)
+    }
+  }
+
+  /** The metrics and the debug line of a decision; never the credential. */
+  #record(
+    request: InboundRequest,
+    decision: Pick<Decision, 'outcome' | 'reason' | 'principal'> & {
+      readonly route?: MatchedRoute
+    },
+    credential: Decision['credential'],
+    startedAt: number,
   ): void {
+    const metrics = this.#deps.metrics
+    const principal = decision.principal
+    const outcome = decision.outcome === 'denied' ? 'denied' : 'allowed'
+    if (metrics !== undefined) {
+      metrics.countAuthOutcome(
+        principal?.kind ?? credentialLabel(credential.kind),
+        outcome,
+        decision.reason,
+      )
+      metrics.observeAuth(principal?.kind ?? 'none', (performance.now() - startedAt) / 1000)
+    }
     const logger = this.#deps.logger
     if (logger === undefined || !logger.isLevelEnabled('debug')) return
     logger.debug(
@@ -213,35 +262,37 @@ export class AuthPipeline {
         req_id: request.requestId,
         transport: request.transport,
         method: request.method,
-        route: authorization?.route?.template,
-        credential_source: trace.source,
-        verifier: trace.verifier,
+        route: decision.route?.rule?.template,
+        credential_source: credential.source,
+        verifier: credential.kind,
         principal: principal?.kind,
         user_id: principal?.userId ?? undefined,
         outcome,
-        reason,
+        reason: decision.reason,
       },
       'auth decision',
     )
   }
+}
 
-  async #serviceAccount(credential: Credential, request: InboundRequest): Promise<Principal> {
-    const verifier = this.#deps.serviceAccounts
-    if (verifier === undefined) {
-      if (this.#open) return ANONYMOUS
-      throw new GatewayError('SERVICE_ACCOUNTS_DISABLED', SERVICE_ACCOUNTS_DISABLED, {
-        reason: 'service_account.disabled',
-      })
-    }
-    try {
-      const principal = await verifier.verify(credential, request)
-      if (principal === NOT_RESPONSIBLE)
-        throw new Error('service-account verifier declined a svc_pat_ token')
-      return principal
-    } catch (error) {
-      // An open instance ignores tokens it cannot verify; a verified token's scopes still apply.
-      if (this.#open && error instanceof GatewayError) return ANONYMOUS
-      throw error
-    }
+/** The `credential` label of a refusal no principal was made for: the verifier that refused. */
+function credentialLabel(kind: CredentialKind): string {
+  return kind === 'none' ? 'credential' : kind
+}
+
+function denied(
+  route: MatchedRoute,
+  credential: Decision['credential'],
+  principal: Principal | undefined,
+  refusal: GatewayError,
+): Decision {
+  return {
+    outcome: 'denied',
+    reason: refusal.reason,
+    route,
+    credential,
+    principal,
+    authorization: undefined,
+    refusal,
   }
 }

@@ -48,6 +48,37 @@ export function summarizeAuthMode(auth: AuthSettings): AuthModeSummary {
   return { mode, jwtConfigured, authorizationEnabled, open: mode === 'none' && auth.open === true }
 }
 
+/**
+ * CONF-1, the credential-source rule: JWT authorization needs a JWT source; mode `none` needs
+ * `auth.open`, and an open instance still needs the service-account store. The config loader
+ * reports every problem under the key it names; the auth pipeline refuses to be built from a
+ * config made in code that breaks the rule.
+ */
+export function credentialSourceProblems(
+  summary: AuthModeSummary,
+  sources: {
+    /** `service_accounts.enabled` (the loader) or a service-account verifier (the pipeline). */
+    readonly serviceAccounts: boolean
+    /** The key that turned authorization on: `auth.scope_mappings` when only mappings did. */
+    readonly authorizationKey: 'auth.authorization' | 'auth.scope_mappings'
+  },
+): string[] {
+  const problems: string[] = []
+  if (summary.authorizationEnabled && !summary.jwtConfigured) {
+    problems.push(
+      `${sources.authorizationKey}: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough`,
+    )
+  }
+  if (summary.mode === 'none' && !summary.open) {
+    problems.push(NO_CREDENTIAL_SOURCE)
+  } else if (summary.mode === 'none' && !sources.serviceAccounts) {
+    problems.push(
+      'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key',
+    )
+  }
+  return problems
+}
+
 /** The mode as the gateway's own signals say it (logs, /readyz): `open` rather than AgentOS's `none`. */
 export function describeAuthMode(
   summary: AuthModeSummary,

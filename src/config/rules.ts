@@ -1,5 +1,5 @@
 import { mappingKeyProblem } from '../policy/route-template.js'
-import { NO_CREDENTIAL_SOURCE, summarizeAuthMode } from './auth-mode.js'
+import { credentialSourceProblems, summarizeAuthMode } from './auth-mode.js'
 import { checkRemoteKeySource } from './remote-key-source-rules.js'
 import type { Config, RawConfig } from './schema.js'
 import { weakSecretProblems } from './secret-strength.js'
@@ -14,19 +14,12 @@ export function checkConfigRules(raw: RawConfig, config: Config, sources: Secret
   const auth = config.auth
   const summary = summarizeAuthMode(auth)
 
-  if (summary.authorizationEnabled && !summary.jwtConfigured) {
-    const key = auth.authorization === true ? 'auth.authorization' : 'auth.scope_mappings'
-    issues.push(
-      `${key}: JWT authorization requires a JWT verification source (auth.verification_keys, auth.jwks_file, auth.jwks_url, auth.oidc_issuer, JWT_VERIFICATION_KEY, JWT_JWKS_FILE or auth.validate: false); a service-account store or security key alone is not enough`,
-    )
-  }
-  if (summary.mode === 'none' && !auth.open) {
-    issues.push(NO_CREDENTIAL_SOURCE)
-  } else if (summary.mode === 'none' && !config.service_accounts.enabled) {
-    issues.push(
-      'auth: at least one credential source is required: JWT keys or a JWKS file, the service-account store (service_accounts.enabled), or a security key',
-    )
-  }
+  issues.push(
+    ...credentialSourceProblems(summary, {
+      serviceAccounts: config.service_accounts.enabled,
+      authorizationKey: auth.authorization === true ? 'auth.authorization' : 'auth.scope_mappings',
+    }),
+  )
   issues.push(...weakSecretProblems(auth))
   if (auth.verify_audience && auth.validate && auth.audience === null && auth.service_id === null) {
     issues.push(

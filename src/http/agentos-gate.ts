@@ -11,6 +11,7 @@ import { routeFamilies, unmatchedRoute } from '../policy/catalogue/route-catalog
 import { createApp } from './app.js'
 import type { InFlight } from './in-flight.js'
 import { refuseUpgrade } from './upgrade.js'
+import { UpgradeObservation, type UpgradeObserverDeps } from './upgrade-observation.js'
 
 /** Where admitted requests and upgrades go: the generation in force. */
 export interface GateTarget {
@@ -47,9 +48,10 @@ export function createAgentOsGate(deps: {
   /** Answers a refused request (`unavailableListener`). */
   readonly refuse: RequestListener
   readonly metrics: Metrics
-  readonly logger: Logger
+  /** How a refused upgrade is observed under the config in force. */
+  readonly observeUpgrade: () => UpgradeObserverDeps
 }): AgentOsGate {
-  const { admit, target, refuse, metrics, logger } = deps
+  const { admit, target, refuse, metrics } = deps
   return {
     request(req, res) {
       const admitted = admit()
@@ -75,7 +77,8 @@ export function createAgentOsGate(deps: {
           target().handleUpgrade(req, socket, head)
           return
         }
-        refuseUpgrade({ metrics, logger }, req, socket, agentosUnknown())
+        const observation = new UpgradeObservation(deps.observeUpgrade(), req, socket)
+        refuseUpgrade({ metrics }, socket, agentosUnknown(), observation)
       })
     },
   }
@@ -106,6 +109,10 @@ export function unavailableResponder(deps: {
         inbound: {
           trustedProxies: new TrustedProxies(config.server.trusted_proxies),
           maxHeadersCount: config.server.max_headers_count,
+        },
+        bodyLimits: {
+          maxBytes: config.server.max_body_bytes,
+          maxDepth: config.server.max_json_depth,
         },
         allowedOrigins: config.cors.allowed_origins,
         match: (method, path) => unmatchedRoute(method, path, families),

@@ -2,6 +2,7 @@ import Koa, { type Middleware } from 'koa'
 import type { AccessLog } from '../access-log.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
+import type { BodyLimits } from '../inbound/client-body.js'
 import type { InboundSettings } from '../inbound/read-inbound.js'
 import type { InFlight } from './in-flight.js'
 import { handleErrors } from './middleware/handle-errors.js'
@@ -14,6 +15,8 @@ export interface AppDeps {
   readonly metrics: Metrics
   readonly inFlight: InFlight
   readonly inbound: InboundSettings
+  /** `server.max_body_bytes` and `server.max_json_depth`, for the request's body view. */
+  readonly bodyLimits: BodyLimits
   /** The route catalogue's match, once per request. */
   readonly match: MatchRoute
   readonly allowedOrigins: readonly string[]
@@ -33,7 +36,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
   app.use(observe(deps))
   app.use(handleErrors({ logger: deps.logger, allowedOrigins: deps.allowedOrigins }))
-  app.use(requestContext(deps.inbound, deps.match))
+  app.use(requestContext(deps.inbound, deps.match, deps.bodyLimits))
   for (const stage of deps.stages) app.use(stage)
   app.use(deps.forward)
   return app

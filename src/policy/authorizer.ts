@@ -25,7 +25,7 @@ export interface Authorization {
 }
 
 /** `lenient` has the listing fallback of RBAC-2; `strict` (the scheduler) has not. */
-type Enforcement = 'none' | 'lenient' | 'strict'
+export type Enforcement = 'none' | 'lenient' | 'strict'
 
 const NO_SCOPES: readonly string[] = Object.freeze([])
 const NO_CHECKS: readonly HandlerCheck[] = Object.freeze([])
@@ -34,15 +34,22 @@ const LISTING_ACTIONS: ReadonlySet<string> = new Set(['read', 'run'])
 // No AgentOS text exists for this Portcullis-only switch; it names no scope because none applies.
 export const UNMAPPED_ROUTE_DENIAL = 'Insufficient permissions. No scope mapping covers this route'
 
-/** AUTH-8: who has route scopes and route gates enforced. */
-function enforcementFor(principal: Principal): Enforcement {
+/**
+ * AUTH-8: who has route scopes and route gates enforced. Service-account identities always; JWT
+ * and scheduler identities when authorization is on: the principal's `authorization` setting for
+ * REST, every JWT deployment on the workflow WebSocket (WS-1).
+ */
+export function enforcementFor(
+  principal: Principal,
+  authorizationEnabled = principal.authorizationEnabled,
+): Enforcement {
   switch (principal.kind) {
     case 'service_account':
       return 'lenient'
     case 'jwt':
-      return principal.authorizationEnabled ? 'lenient' : 'none'
+      return authorizationEnabled ? 'lenient' : 'none'
     case 'scheduler':
-      return principal.authorizationEnabled ? 'strict' : 'none'
+      return authorizationEnabled ? 'strict' : 'none'
     case 'security_key':
     case 'anonymous':
       return 'none'

@@ -6,15 +6,14 @@ import type { ConnectionWatch } from '../http/connection-watch.js'
 import type { ForwardStage, ForwardStages } from '../http/stage.js'
 import type { GatewayState } from '../http/state.js'
 import type { LocalEndpoint } from '../http/upgrade.js'
+import type { Exchange } from '../http/exchange.js'
 import type { AcceptPort } from '../http/websocket-acceptor.js'
-import type { IdentityEnforcer } from '../identity/identity-enforcer.js'
 import type { Logger } from '../logger.js'
 import type { McpProtocolVersions } from './mcp/protocol-versions.js'
 import type { RouteCatalogue } from '../policy/catalogue/route-catalogue.js'
 import type { SurfaceName } from '../policy/catalogue/route-facts.js'
 import type { Grants } from '../policy/grants.js'
 import type { ResourceOwners } from '../service-accounts/resource-owners.js'
-import type { ServiceAccountVerifier } from '../service-accounts/service-account-verifier.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../upstream/upstream-headers.js'
 import type { UpstreamWebSockets } from '../upstream/upstream-websocket.js'
@@ -36,12 +35,12 @@ export interface SurfaceDeps {
   readonly catalogue: RouteCatalogue
   /** What scopes grant (one table of parsed scopes per config). */
   readonly grants: Grants
-  readonly enforcer: IdentityEnforcer
+  /** The one exchange (credential, decision, plan) the workflow endpoint admits through. */
+  readonly exchange: Exchange
   readonly upstream: UpstreamClient
   readonly upstreamSockets: UpstreamWebSockets
   readonly headerOptions: UpstreamHeaderOptions
   /** Undefined when service accounts are off. */
-  readonly serviceAccounts: ServiceAccountVerifier | undefined
   /** The owners of upstream rows (OWN-1); undefined when service accounts are off. */
   readonly owners: ResourceOwners | undefined
   /** Ends WebSockets with their credential. */
@@ -88,8 +87,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     jwtConfigured: mode.jwtConfigured,
     pipeline: deps.pipeline,
     grants: deps.grants,
-    serviceAccounts: deps.serviceAccounts,
-    enforcer: deps.enforcer,
+    exchange: deps.exchange,
     upstream: deps.upstreamSockets,
     accept: deps.acceptWorkflow,
     watch: deps.watch,

@@ -1,16 +1,14 @@
 import type { Next } from 'koa'
-import type { AuthPipeline } from '../../auth/pipeline.js'
-import type { GatewayContext } from '../state.js'
+import type { Exchange } from '../exchange.js'
+import { admittedOf, requestOf, type GatewayContext } from '../state.js'
 
-/** Lets the decision core authenticate and authorize the transport-free request. */
-export function authenticate(deps: { pipeline: AuthPipeline }) {
+/** The exchange's credential and decision steps; a denied decision is thrown as its refusal. */
+export function authenticate(deps: { exchange: Exchange }) {
+  const { exchange } = deps
   return async function authenticateMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    const state = ctx.state
-    const decision = await deps.pipeline.decide(state.inbound, { route: state.match })
-    state.principal = decision.principal
-    state.authorization = decision.authorization
-    const template = decision.authorization?.route?.template
-    if (template !== undefined) state.route = template
+    const request = requestOf(ctx)
+    ctx.state.decision = await exchange.decide(request, exchange.offered(request.inbound))
+    admittedOf(ctx)
     await next()
   }
 }

@@ -4,7 +4,7 @@ import type { Metrics } from '../../metrics.js'
 import type { UpstreamClient } from '../../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../../upstream/upstream-headers.js'
 import { upstreamRequest } from '../../upstream/upstream-request.js'
-import type { GatewayContext } from '../state.js'
+import { planOf, requestOf, routeLabel, type GatewayContext } from '../state.js'
 
 const BUFFERED_RESPONSE_LIMIT = 16 * 1024 * 1024
 
@@ -17,10 +17,11 @@ export function forward(deps: {
   const { upstream, headerOptions, metrics } = deps
   return async function forwardMiddleware(ctx: GatewayContext, _next: Next): Promise<void> {
     const state = ctx.state
-    const plan = state.plan
-    const request = upstreamRequest(state.inbound, plan, state.body, headerOptions)
+    const plan = planOf(ctx)
+    const { inbound, body } = requestOf(ctx)
+    const request = upstreamRequest(inbound, plan, body, headerOptions)
     const sentAt = performance.now()
-    const route = state.route
+    const route = routeLabel(state)
     if (plan.rewriteResponse !== undefined) {
       const response = await plan.rewriteResponse(
         await upstream.fetch(request, BUFFERED_RESPONSE_LIMIT),
@@ -37,7 +38,6 @@ export function forward(deps: {
     const outcome = await upstream.stream(ctx.res, request, () => {
       metrics.observeUpstream(route, (performance.now() - sentAt) / 1000)
     })
-    if (outcome !== 'complete')
-      state.errorReason = outcome === 'client_gone' ? 'client.gone' : 'upstream.failed_mid_stream'
+    state.streamed = outcome
   }
 }

@@ -27,7 +27,7 @@ export function handleErrors(deps: { logger: Logger; allowedOrigins: readonly st
       const cors = corsErrorHeaders(ctx.get('origin') || undefined, deps.allowedOrigins)
       if (cors !== undefined) ctx.set(cors)
       ctx.body = errorBody(error)
-      ctx.state.errorReason = error.reason
+      ctx.state.refusal = error
     }
   }
 }

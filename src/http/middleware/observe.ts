@@ -8,7 +8,7 @@ import type { Metrics } from '../../metrics.js'
 import type { Reason } from '../../reasons.js'
 import type { ParserRefusal } from '../servers.js'
 import type { InFlight } from '../in-flight.js'
-import type { GatewayContext } from '../state.js'
+import { reasonOf, routeLabel, type GatewayContext } from '../state.js'
 
 /** Access log, request metrics and the in-flight count (which graceful shutdown waits on). */
 export function observe(deps: {
@@ -21,24 +21,23 @@ export function observe(deps: {
   const { metrics, inFlight, accessLog, accessLogOn } = deps
   return async function observeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const startedAt = performance.now()
-    ctx.state.startedAt = startedAt
     inFlight.enter()
     try {
       await next()
     } finally {
       inFlight.leave()
       const { status, reason } = outcome(ctx, inFlight)
-      const route = ctx.state.route ?? 'invalid'
+      const route = routeLabel(ctx.state)
       const seconds = (performance.now() - startedAt) / 1000
       metrics.countRequest(ctx.method, route, status, seconds)
       accessLog.write(
         {
-          req_id: ctx.state.client?.requestId,
+          req_id: ctx.state.client?.requestId ?? randomUUID(),
           method: ctx.method,
-          path: ctx.state.inbound?.path ?? ctx.path.slice(0, 256),
+          path: ctx.state.request?.inbound.path ?? ctx.path.slice(0, 256),
           status,
           duration_ms: Math.round(seconds * 100_000) / 100,
-          client: ctx.state.client?.clientAddress,
+          client: ctx.state.client?.clientAddress ?? normalizeAddress(ctx.req.socket.remoteAddress),
           route,
           reason,
         },
@@ -63,7 +62,7 @@ function outcome(
 ): { status: number; reason: Reason | undefined } {
   const res = ctx.res
   const status = ctx.respond === false ? res.statusCode : ctx.status
-  const reason = ctx.state.errorReason
+  const reason = reasonOf(ctx.state)
   const ended =
     !res.writableFinished &&
     (res.destroyed || (ctx.req.socket as Socket | null)?.destroyed === true)

@@ -1,5 +1,5 @@
 import type { Next } from 'koa'
-import { ANONYMOUS } from '../../principal.js'
+import { ClientBody, type BodyLimits } from '../../inbound/client-body.js'
 import { identifyClient, readInbound, type InboundSettings } from '../../inbound/read-inbound.js'
 import type { MatchedRoute } from '../../policy/catalogue/route-catalogue.js'
 import type { GatewayContext } from '../state.js'
@@ -9,20 +9,21 @@ export type MatchRoute = (method: string, path: string) => MatchedRoute
 
 /**
  * Establishes who is asking, for which canonical path and which route of the catalogue, once,
- * before any decision.
+ * before any decision; and the request's one body view, which nothing has read yet.
  */
-export function requestContext(settings: InboundSettings, match: MatchRoute) {
+export function requestContext(
+  settings: InboundSettings,
+  match: MatchRoute,
+  bodyLimits: BodyLimits,
+) {
   return async function requestContextMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const state = ctx.state
-    state.principal = ANONYMOUS
     const client = identifyClient(ctx.req, settings.trustedProxies)
     state.client = client
     ctx.set('x-request-id', client.requestId)
     const inbound = readInbound(ctx.req, client, 'http', settings)
-    state.inbound = inbound
-    const route = match(inbound.method, inbound.path)
-    state.match = route
-    state.route = route.familyLabel
+    const body = new ClientBody(ctx.req, inbound.headers, bodyLimits)
+    state.request = { inbound, route: match(inbound.method, inbound.path), body }
     await next()
   }
 }

@@ -7,7 +7,7 @@ import type {
 import { parseJsonBody } from '../../service-accounts/api/json-body.js'
 import { corsErrorHeaders } from '../cors.js'
 import { readBoundedBody } from '../../inbound/request-body.js'
-import type { GatewayContext } from '../state.js'
+import { admittedOf, requestOf, type GatewayContext } from '../state.js'
 
 const BASE = '/service-accounts'
 const NOT_AVAILABLE =
@@ -26,7 +26,7 @@ export function serviceAccountsRoute(deps: {
   allowedOrigins?: readonly string[]
 }) {
   return async function serviceAccountsMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    const path = ctx.state.inbound.path
+    const path = requestOf(ctx).inbound.path
     if (path !== BASE && !path.startsWith(`${BASE}/`)) {
       await next()
       return
@@ -35,7 +35,7 @@ export function serviceAccountsRoute(deps: {
       await next()
       return
     }
-    ctx.state.route = path === BASE ? BASE : `${BASE}/{id}`
+    ctx.state.localRoute = path === BASE ? BASE : `${BASE}/{id}`
     if (deps.api === undefined) {
       throw new GatewayError('STORE_UNAVAILABLE', NOT_AVAILABLE, {
         reason: 'service_accounts.disabled',
@@ -89,7 +89,7 @@ async function dispatch(
   limits: { maxBodyBytes: number; maxJsonDepth: number },
   path: string,
 ): Promise<ApiResponse> {
-  const principal = ctx.state.principal
+  const principal = admittedOf(ctx).principal
   if (path === BASE) {
     if (ctx.method === 'POST') {
       const raw = await readBoundedBody(
@@ -100,7 +100,7 @@ async function dispatch(
       return api.mint(principal, parseJsonBody(raw, limits.maxJsonDepth))
     }
     if (ctx.method === 'GET')
-      return api.list(principal, new URLSearchParams(ctx.state.inbound.query))
+      return api.list(principal, new URLSearchParams(requestOf(ctx).inbound.query))
     throw methodNotAllowed()
   }
   const id = path.slice(BASE.length + 1)

@@ -1,9 +1,9 @@
 import type { Middleware, Next } from 'koa'
+import { reasonStage } from '../../reasons.js'
 import { bearerChallenge, GatewayError, toGatewayError, type ErrorCode } from '../../errors.js'
-import type { GatewayContext, GatewayState } from '../../http/state.js'
+import { requestOf, type GatewayContext, type GatewayState } from '../../http/state.js'
 
 const CHALLENGED: ReadonlySet<number> = new Set([401, 429, 503])
-const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.', 'scheduler.']
 
 /**
  * With OAuth protected-resource metadata configured, a refused MCP request is what an MCP client
@@ -14,7 +14,7 @@ const AUTH_REASONS = ['jwt.', 'service_account.', 'security_key.', 'credential.'
 export function mcpChallenge(metadataUrl: string): Middleware<GatewayState> {
   const params = { resource_metadata: metadataUrl }
   return async function mcpChallengeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.state.match.route?.surface !== 'mcp') {
+    if (requestOf(ctx).route.route?.surface !== 'mcp') {
       await next()
       return
     }
@@ -23,7 +23,7 @@ export function mcpChallenge(metadataUrl: string): Middleware<GatewayState> {
     } catch (thrown) {
       const error = toGatewayError(thrown)
       const reason = error.reason
-      if (!CHALLENGED.has(error.status) || !AUTH_REASONS.some((p) => reason.startsWith(p))) {
+      if (!CHALLENGED.has(error.status) || reasonStage(reason) !== 'authentication') {
         throw error
       }
       // A throttled or unanswerable token was not found invalid: the bare challenge.

@@ -1,4 +1,5 @@
 import { isAdmin, type Principal } from '../../principal.js'
+import { enforcementFor } from '../../policy/authorizer.js'
 import type { Grants } from '../../policy/grants.js'
 import { errorFrame, type Frame } from './frames.js'
 import type { JsonObject } from '../common/json.js'
@@ -41,7 +42,8 @@ export function gateWorkflowAction(
   principal: Principal,
   settings: GateSettings,
 ): GateOutcome {
-  const enforced = settings.jwtConfigured || principal.kind === 'service_account'
+  // The socket checks scopes for every JWT deployment, whatever `authorization` says.
+  const enforced = enforcementFor(principal, settings.jwtConfigured) !== 'none'
   const admin = isAdmin(principal, settings.grants.adminScope)
   const workflowId = message['workflow_id']
   const id = typeof workflowId === 'string' && workflowId !== '' ? workflowId : undefined

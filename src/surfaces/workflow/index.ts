@@ -4,9 +4,8 @@ import type { ConnectionWatch } from '../../http/connection-watch.js'
 import type { LocalEndpoint } from '../../http/upgrade.js'
 import type { Grants } from '../../policy/grants.js'
 import type { AcceptPort } from '../../http/websocket-acceptor.js'
-import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
+import type { Exchange } from '../../http/exchange.js'
 import type { Logger } from '../../logger.js'
-import type { ServiceAccountVerifier } from '../../service-accounts/service-account-verifier.js'
 import type { UpstreamWebSockets } from '../../upstream/upstream-websocket.js'
 import { WorkflowAuthenticator } from './authenticator.js'
 import { workflowEndpoint } from './workflow-endpoint.js'
@@ -18,8 +17,7 @@ export function workflowSurface(deps: {
   readonly jwtConfigured: boolean
   readonly pipeline: AuthPipeline
   readonly grants: Grants
-  readonly serviceAccounts: ServiceAccountVerifier | undefined
-  readonly enforcer: IdentityEnforcer
+  readonly exchange: Exchange
   readonly upstream: UpstreamWebSockets
   readonly accept: AcceptPort
   readonly watch: ConnectionWatch
@@ -32,15 +30,11 @@ export function workflowSurface(deps: {
     accept: deps.accept,
     authenticator: new WorkflowAuthenticator({
       pipeline: deps.pipeline,
-      serviceAccounts: deps.serviceAccounts,
-      open,
       jwtConfigured,
       logger,
     }),
-    enforcer: deps.enforcer,
-    match: (inbound) => deps.pipeline.match(inbound),
+    exchange: deps.exchange,
     upstream: deps.upstream,
-    credentials: config.auth,
     gates: { jwtConfigured, grants: deps.grants, userIsolation: config.auth.user_isolation },
     requiresAuth: !open,
     watch: deps.watch,

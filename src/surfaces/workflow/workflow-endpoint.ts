@@ -1,14 +1,10 @@
 import type { WebSocket } from 'ws'
-import { extractCredential, type CredentialSettings } from '../../auth/extract-credential.js'
-import type { InboundRequest } from '../../inbound/inbound-request.js'
 import type { Principal } from '../../principal.js'
 import type { ConnectionWatch } from '../../http/connection-watch.js'
-import { BEARER_SUBPROTOCOL, subprotocolCredential } from '../../http/upgrade-gate.js'
+import type { Exchange, ExchangeRequest } from '../../http/exchange.js'
 import type { LocalEndpoint } from '../../http/upgrade.js'
+import { BEARER_SUBPROTOCOL } from '../../http/subprotocol-credential.js'
 import type { AcceptPort } from '../../http/websocket-acceptor.js'
-import { offeredProtocols } from '../../http/websocket-handshake.js'
-import type { MatchedRoute } from '../../policy/catalogue/route-catalogue.js'
-import type { IdentityEnforcer } from '../../identity/identity-enforcer.js'
 import type { Logger } from '../../logger.js'
 import { GatewayError } from '../../errors.js'
 import type { UpstreamWebSockets } from '../../upstream/upstream-websocket.js'
@@ -20,11 +16,9 @@ export interface WorkflowEndpointDeps {
   /** Completes the client's handshake (and tracks the connection for idleness and shutdown). */
   readonly accept: AcceptPort
   readonly authenticator: WorkflowAuthenticator
-  readonly enforcer: IdentityEnforcer
-  /** The route catalogue's match for the upgrade. */
-  readonly match: (inbound: InboundRequest) => MatchedRoute
+  /** The credential step before the handshake, the plan step when the upstream is opened. */
+  readonly exchange: Exchange
   readonly upstream: UpstreamWebSockets
-  readonly credentials: CredentialSettings
   readonly gates: GateSettings
   readonly requiresAuth: boolean
   readonly watch: ConnectionWatch
@@ -40,18 +34,20 @@ export interface WorkflowEndpointDeps {
  * subprotocol) is verified at once, as if sent in an `authenticate` frame.
  */
 export function workflowEndpoint(deps: WorkflowEndpointDeps): LocalEndpoint {
-  return (req, socket, head, inbound) => {
-    const fromSubprotocol = subprotocolCredential(offeredProtocols(req)).credential
-    // A repeated credential header or cookie is refused here (400), as on every route.
-    const credential = extractCredential(inbound, deps.credentials) ?? fromSubprotocol
+  return (req, socket, head, request, observation) => {
+    const inbound = request.inbound
+    // A repeated credential header, cookie or `bearer` subprotocol is refused here (400), as on
+    // every route.
+    const credential = deps.exchange.credential(inbound, deps.exchange.offered(inbound))
     const protocol = credential?.source === 'subprotocol' ? BEARER_SUBPROTOCOL : undefined
+    observation.accepted()
     deps.accept.accept(req, socket, head, protocol, (client) => {
       const session = new WorkflowSession(client, inbound, {
         authenticator: deps.authenticator,
         gates: deps.gates,
         requiresAuth: deps.requiresAuth,
         watch: deps.watch,
-        openUpstream: (principal) => openUpstream(deps, inbound, principal),
+        openUpstream: (principal) => openUpstream(deps, request, principal),
         maxMessageBytes: deps.maxMessageBytes,
         maxJsonDepth: deps.maxJsonDepth,
         authTimeoutMs: deps.authTimeoutMs,
@@ -64,18 +60,15 @@ export function workflowEndpoint(deps: WorkflowEndpointDeps): LocalEndpoint {
 
 async function openUpstream(
   deps: WorkflowEndpointDeps,
-  inbound: InboundRequest,
+  request: ExchangeRequest,
   principal: Principal,
 ): Promise<WebSocket> {
-  const plan = await deps.enforcer.plan({
+  const plan = await deps.exchange.plan(request, {
+    outcome: 'allowed',
     principal,
-    method: 'GET',
-    path: inbound.path,
-    route: deps.match(inbound),
-    query: inbound.query,
-    headers: inbound.headers,
+    authorization: undefined,
   })
-  const outcome = await deps.upstream.open(inbound, plan, [])
+  const outcome = await deps.upstream.open(request.inbound, plan, [])
   if (outcome.kind === 'open') return outcome.socket
   throw new GatewayError('UPSTREAM_UNAVAILABLE', 'Upstream refused the WebSocket', {
     reason: 'upstream.websocket_refused',

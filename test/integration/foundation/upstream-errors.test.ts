@@ -98,13 +98,13 @@ void t.test(
     t.equal(refused.status, 502)
     t.equal(await upstreamErrors(gateway, 'refused'), 1)
     await waitFor(
-      () => gateway.logs.records().some((record) => record.msg === 'upgrade refused'),
+      () => gateway.logs.records().some((record) => record['upgrade'] === 'websocket'),
       'the refused upgrade to be logged',
     )
     t.match(
-      gateway.logs.records().find((record) => record.msg === 'upgrade refused'),
-      { level: WARN, status: 502, reason: 'upstream.refused' },
-      'logged at warn',
+      gateway.logs.records().find((record) => record['upgrade'] === 'websocket'),
+      { msg: 'request', level: WARN, status: 502, reason: 'upstream.refused', path: '/ws/echo' },
+      'its access line, at warn',
     )
   },
 )

@@ -5,7 +5,8 @@
 import t from 'tap'
 import type { Credential } from '../../../src/auth/credential.js'
 import { ExcludedRoutes } from '../../../src/auth/excluded-routes.js'
-import { AuthPipeline } from '../../../src/auth/pipeline.js'
+import { AuthPipeline, type DecideOptions } from '../../../src/auth/pipeline.js'
+import { admitted } from '../../../src/auth/decision.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../../../src/auth/verifier.js'
 import { NO_CREDENTIAL_SOURCE, summarizeAuthMode } from '../../../src/config/auth-mode.js'
 import { GatewayError } from '../../../src/errors.js'
@@ -70,7 +71,7 @@ function pipeline(
   },
 ) {
   const config = authConfig(auth)
-  return new AuthPipeline({
+  const built = new AuthPipeline({
     mode: summarizeAuthMode(config),
     credentials: config,
     excluded: new ExcludedRoutes(['/health', '/slack/**']),
@@ -85,6 +86,11 @@ function pipeline(
     jwt: verifiers.jwt,
     securityKey: verifiers.securityKey,
   })
+  // A denied decision's refusal is what HTTP answers with; thrown here as the exchange throws it.
+  return {
+    decide: async (request: InboundRequest, options?: DecideOptions) =>
+      admitted(await built.decide(request, options)),
+  }
 }
 
 const JWT_MODE = { verification_keys: ['k'] }
@@ -202,7 +208,7 @@ void t.test('public requests look at no credential at all', async (t) => {
   ]) {
     const decided = await gate.decide(request('garbage', overrides))
     t.equal(decided.principal, ANONYMOUS, JSON.stringify(overrides))
-    t.ok(decided.public)
+    t.equal(decided.outcome, 'public')
     t.equal(decided.authorization, undefined, 'never authorized')
   }
   t.same(jwt.seen, [])
@@ -218,9 +224,11 @@ void t.test(
   'an open instance: anonymous callers pass; only service tokens are looked at',
   async (t) => {
     const serviceAccounts = verifier('service_account', (token) =>
-      token === SERVICE_TOKEN
-        ? serviceAccountPrincipal('ci', ['sessions:read'])
-        : refused('service_account.unknown'),
+      !token.startsWith('svc_pat_')
+        ? NOT_RESPONSIBLE
+        : token === SERVICE_TOKEN
+          ? serviceAccountPrincipal('ci', ['sessions:read'])
+          : refused('service_account.unknown'),
     )
     const gate = pipeline({ open: true }, { serviceAccounts })
     t.equal((await gate.decide(request(undefined))).principal, ANONYMOUS)
@@ -230,7 +238,11 @@ void t.test(
       ANONYMOUS,
       'an unverifiable service token is ignored',
     )
-    t.same(serviceAccounts.seen, ['svc_pat_unknown'])
+    t.same(
+      serviceAccounts.seen,
+      ['a.b.c', 'svc_pat_unknown'],
+      'the chain of an open instance is the service-account verifier alone, which declines other tokens',
+    )
     const verified = await gate.decide(request(SERVICE_TOKEN))
     t.equal(verified.principal.userId, 'sa:ci', "a verified token's identity applies")
     t.match(

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { withReasonsTable } from '../../../scripts/reasons-table.js'
-import { REASONS } from '../../../src/reasons.js'
+import {
+  REASON_AREAS,
+  REASONS,
+  reasonArea,
+  reasonStage,
+  type Reason,
+} from '../../../src/reasons.js'
 import { METRICS_DOC } from './metrics-catalogue.js'
 
 void t.test('docs/metrics.md lists the reason table as src/reasons.ts has it', async (t) => {
@@ -17,4 +23,24 @@ void t.test('docs/metrics.md lists the reason table as src/reasons.ts has it', a
 void t.test('reason codes are `area.reason` in lower snake case', async (t) => {
   for (const reason of Object.keys(REASONS))
     t.match(reason, /^([a-z][a-z_]*\.[a-z][a-z0-9_]*|internal)$/, reason)
+})
+
+void t.test('the check fails for a doc that lacks a reason or carries a stale one', async (t) => {
+  const doc = readFileSync(METRICS_DOC, 'utf8')
+  const withoutOne = doc.replace(/^\| `jwt\.expired` \|.*\n/m, '')
+  t.not(withoutOne, doc, 'the row was there')
+  t.not(withReasonsTable(withoutOne), withoutOne, 'an undocumented reason is a stale doc')
+  const stale = doc.replace('| `jwt.expired` |', '| `jwt.expired_long_ago` |')
+  t.not(withReasonsTable(stale), stale, 'a reason the table does not have is a stale doc')
+})
+
+void t.test('every reason comes from one step, by its area', async (t) => {
+  t.equal(reasonStage('jwt.expired'), 'authentication')
+  t.equal(reasonStage('credential.missing'), 'authentication')
+  t.equal(reasonStage('service_account.throttled'), 'authentication')
+  t.equal(reasonStage('rbac.scope'), 'authorization')
+  t.equal(reasonStage('upstream.dns'), 'upstream')
+  t.equal(reasonStage('internal'), 'gateway')
+  for (const reason of Object.keys(REASONS) as Reason[])
+    t.ok(Object.hasOwn(REASON_AREAS, reasonArea(reason)), `${reason} has a placed area`)
 })

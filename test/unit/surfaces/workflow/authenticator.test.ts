@@ -61,8 +61,6 @@ function openAuthenticator(verifier: Verifier): WorkflowAuthenticator {
   })
   return new WorkflowAuthenticator({
     pipeline,
-    serviceAccounts: verifier,
-    open: true,
     jwtConfigured: false,
     logger: testLogger().logger,
   })
@@ -118,8 +116,6 @@ void t.test(
     })
     const authenticator = new WorkflowAuthenticator({
       pipeline,
-      serviceAccounts,
-      open: false,
       jwtConfigured: false,
       logger: testLogger().logger,
     })

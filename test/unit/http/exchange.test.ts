@@ -1,20 +1,20 @@
 /**
  * WebSocket credentials without sockets: `bearer, <token>` among the offered subprotocols, and
- * the gate that decides an upgrade as the pipeline decides an HTTP request.
+ * the exchange that decides an upgrade as it decides an HTTP request.
  */
-import type { IncomingMessage } from 'node:http'
-import { Readable } from 'node:stream'
 import t from 'tap'
 import type { Credential } from '../../../src/auth/credential.js'
-import type { AuthDecision, AuthPipeline, DecideOptions } from '../../../src/auth/pipeline.js'
+import { extractCredential } from '../../../src/auth/extract-credential.js'
+import type { AuthPipeline, DecideOptions } from '../../../src/auth/pipeline.js'
+import { admitted, type Decision } from '../../../src/auth/decision.js'
+import { Exchange, type ExchangeRequest } from '../../../src/http/exchange.js'
 import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
 import { GatewayError } from '../../../src/errors.js'
 import {
   BEARER_SUBPROTOCOL,
-  createUpgradeGate,
   subprotocolCredential,
-} from '../../../src/http/upgrade-gate.js'
+} from '../../../src/http/subprotocol-credential.js'
 import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import { ANONYMOUS } from '../../../src/principal.js'
@@ -60,25 +60,57 @@ function recordingPipeline() {
   const given: (Credential | null | undefined)[] = []
   const principal = serviceAccountPrincipal('ci', ['agents:run'])
   const pipeline = {
-    async decide(request: InboundRequest, options: DecideOptions = {}): Promise<AuthDecision> {
-      const credential = options.credential
+    async decide(request: InboundRequest, options: DecideOptions = {}): Promise<Decision> {
+      const credential = real.credential(request, options) ?? null
       given.push(credential)
+      const route = CATALOGUE.match('GET', request.path)
+      const kind = { kind: 'jwt', source: credential?.source ?? 'none' } as const
       if (credential?.token === 'bad') {
-        throw new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: 'jwt.signature' })
+        const refusal = new GatewayError('TOKEN_INVALID', 'Invalid token', {
+          reason: 'jwt.signature',
+        })
+        const reason = refusal.reason
+        return {
+          outcome: 'denied',
+          reason,
+          refusal,
+          route,
+          credential: kind,
+          principal: undefined,
+          authorization: undefined,
+        }
       }
-      return {
-        principal,
-        authorization: undefined,
-        public: false,
-        route: CATALOGUE.match('GET', request.path),
-      }
+      const authorization = { route: undefined, accessibleIds: undefined, requiredScopes: [] }
+      return { outcome: 'allowed', reason: 'ok', principal, authorization, route, credential: kind }
     },
+    credential: (request: InboundRequest, options: DecideOptions = {}) =>
+      real.credential(request, options),
+    match: (request: InboundRequest) => CATALOGUE.match('GET', request.path),
   } as unknown as AuthPipeline
   return { pipeline, given, principal }
 }
 
 const enforcer = new IdentityEnforcer(testConfig({}), 'jwt')
-const req = Readable.from([]) as unknown as IncomingMessage
+
+/** The pipeline's credential step: given, else the header or cookie, else the fallback. */
+const real = {
+  credential(request: InboundRequest, options: DecideOptions): Credential | undefined {
+    if (options.credential !== undefined) return options.credential ?? undefined
+    return extractCredential(request, authConfig()) ?? options.fallback
+  },
+}
+
+/** The exchange's steps for an upgrade, as the upgrade handler runs them. */
+function createUpgradeGate(deps: { pipeline: AuthPipeline }) {
+  const exchange = new Exchange({ pipeline: deps.pipeline, enforcer })
+  return async (inbound: InboundRequest) => {
+    const offered = exchange.offered(inbound)
+    const request: ExchangeRequest = { inbound, route: exchange.match(inbound), body: undefined }
+    const decision = admitted(await exchange.decide(request, offered))
+    const plan = await exchange.plan(request, decision)
+    return { plan, protocols: offered.protocols, fallbackProtocol: offered.fallbackProtocol }
+  }
+}
 const upgrade = (rawHeaders: string[]) =>
   inboundRequest({ path: '/agents/a1/ws', transport: 'websocket', rawHeaders })
 
@@ -86,9 +118,9 @@ void t.test(
   'the gate: header first, else the subprotocol; the pair never goes upstream',
   async (t) => {
     const { pipeline, given, principal } = recordingPipeline()
-    const gate = createUpgradeGate({ pipeline, enforcer, credentials: authConfig() })
+    const gate = createUpgradeGate({ pipeline })
 
-    const fromSubprotocol = await gate(upgrade(['Sec-WebSocket-Protocol', 'bearer, tok, v1']), req)
+    const fromSubprotocol = await gate(upgrade(['Sec-WebSocket-Protocol', 'bearer, tok, v1']))
     t.same(given.pop(), { token: 'tok', source: 'subprotocol' })
     t.same(fromSubprotocol.protocols, ['v1'], 'the client offers v1 only, upstream')
     t.equal(fromSubprotocol.fallbackProtocol, 'bearer', 'answered when the upstream picks none')
@@ -96,13 +128,12 @@ void t.test(
 
     const fromHeader = await gate(
       upgrade(['Authorization', 'Bearer hdr', 'Sec-WebSocket-Protocol', 'bearer, tok']),
-      req,
     )
     t.same(given.pop(), { token: 'hdr', source: 'header' }, 'the header wins')
     t.same(fromHeader.protocols, [], 'the unused token is not passed on either')
     t.equal(fromHeader.fallbackProtocol, 'bearer')
 
-    const none = await gate(upgrade(['Sec-WebSocket-Protocol', 'v1']), req)
+    const none = await gate(upgrade(['Sec-WebSocket-Protocol', 'v1']))
     t.equal(given.pop(), null, 'no credential at all: the pipeline is told so')
     t.same(none.protocols, ['v1'])
     t.equal(none.fallbackProtocol, undefined)
@@ -111,10 +142,10 @@ void t.test(
 
 void t.test('the gate refuses what the pipeline refuses, before any plan', async (t) => {
   const { pipeline } = recordingPipeline()
-  const gate = createUpgradeGate({ pipeline, enforcer, credentials: authConfig() })
+  const gate = createUpgradeGate({ pipeline })
   const refusal = async (rawHeaders: string[]): Promise<unknown> => {
     try {
-      await gate(upgrade(rawHeaders), req)
+      await gate(upgrade(rawHeaders))
     } catch (error) {
       return error
     }
@@ -135,13 +166,34 @@ void t.test(
   async (t) => {
     const planFor = async (isPublic: boolean) => {
       const pipeline = {
-        async decide(request: InboundRequest): Promise<AuthDecision> {
+        async decide(request: InboundRequest): Promise<Decision> {
           const route = CATALOGUE.match('GET', request.path)
-          return { principal: ANONYMOUS, authorization: undefined, public: isPublic, route }
+          const credential = { kind: 'none', source: 'none' } as const
+          if (isPublic) {
+            const reason = 'ok'
+            return {
+              outcome: 'public',
+              reason,
+              principal: ANONYMOUS,
+              authorization: undefined,
+              route,
+              credential,
+            }
+          }
+          const authorization = { route: undefined, accessibleIds: undefined, requiredScopes: [] }
+          return {
+            outcome: 'allowed',
+            reason: 'ok',
+            principal: ANONYMOUS,
+            authorization,
+            route,
+            credential,
+          }
         },
+        match: (request: InboundRequest) => CATALOGUE.match('GET', request.path),
       } as unknown as AuthPipeline
-      const gate = createUpgradeGate({ pipeline, enforcer, credentials: authConfig() })
-      return (await gate(upgrade(['X-User-ID', 'mallory']), req)).plan
+      const gate = createUpgradeGate({ pipeline })
+      return (await gate(upgrade(['X-User-ID', 'mallory']))).plan
     }
     t.ok((await planFor(true)).headers.drop.has('x-user-id'), 'excluded route: dropped')
     t.notOk(

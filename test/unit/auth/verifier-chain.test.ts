@@ -1,0 +1,115 @@
+/**
+ * The verifier chain on its own: asked in order, not responsible passes the credential on, a
+ * failure stops the chain; and the pipeline builds the chain once, in AgentOS's order.
+ */
+import t from 'tap'
+import type { Credential } from '../../../src/auth/credential.js'
+import { ServiceAccountsOff, VerifierChain } from '../../../src/auth/verifier-chain.js'
+import { NOT_RESPONSIBLE, type Verifier } from '../../../src/auth/verifier.js'
+import { ExcludedRoutes } from '../../../src/auth/excluded-routes.js'
+import { AuthPipeline } from '../../../src/auth/pipeline.js'
+import { summarizeAuthMode } from '../../../src/config/auth-mode.js'
+import { GatewayError } from '../../../src/errors.js'
+import { Authorizer } from '../../../src/policy/authorizer.js'
+import { Grants } from '../../../src/policy/grants.js'
+import type { Principal } from '../../../src/principal.js'
+import { testCatalogue } from '../../helpers/catalogue.js'
+import { inboundRequest } from '../../helpers/inbound.js'
+import { SECURITY_KEY_PRINCIPAL, serviceAccountPrincipal } from '../../helpers/principals.js'
+import { authConfig, gatewayErrorOf } from './helpers.js'
+
+const REQUEST = inboundRequest({ path: '/sessions' })
+const credential = (token: string): Credential => ({ token, source: 'header' })
+
+/** A verifier that claims tokens starting with `prefix` and records every token it was offered. */
+function claiming(kind: Verifier['kind'], prefix: string, answer: () => Principal) {
+  const offered: string[] = []
+  const fake: Verifier & { offered: string[] } = {
+    kind,
+    offered,
+    async verify(given: Credential) {
+      offered.push(given.token)
+      if (!given.token.startsWith(prefix)) return NOT_RESPONSIBLE
+      return answer()
+    },
+  }
+  return fake
+}
+
+void t.test('not responsible passes the credential to the next verifier, in order', async (t) => {
+  const first = claiming('service_account', 'svc_pat_', () => serviceAccountPrincipal('ci', []))
+  const second = claiming('security_key', 'key-', () => SECURITY_KEY_PRINCIPAL)
+  const chain = new VerifierChain([first, second])
+  t.same(chain.kinds, ['service_account', 'security_key'])
+  const claims: string[] = []
+  const outcome = await chain.verify(credential('key-1'), REQUEST, (kind) => claims.push(kind))
+  t.match(outcome, { claimedBy: 'security_key', principal: { kind: 'security_key' } })
+  t.same(first.offered, ['key-1'], 'the first was asked and declined')
+  t.same(claims, ['security_key'], 'only the claiming verifier is reported')
+  t.same(await chain.verify(credential('other'), REQUEST), { claimedBy: undefined })
+  t.same(second.offered, ['key-1', 'other'], 'an unclaimed credential went through every verifier')
+})
+
+void t.test('a failure stops the chain and names the verifier that failed', async (t) => {
+  const failing = claiming('service_account', 'svc_pat_', () => {
+    throw new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: 'service_account.unknown' })
+  })
+  const next = claiming('jwt', '', () => SECURITY_KEY_PRINCIPAL)
+  const chain = new VerifierChain([failing, next])
+  const claims: string[] = []
+  t.match(
+    await gatewayErrorOf(() =>
+      chain.verify(credential('svc_pat_x'), REQUEST, (k) => claims.push(k)),
+    ),
+    { reason: 'service_account.unknown' },
+  )
+  t.same(next.offered, [], 'never fell through')
+  t.same(claims, ['service_account'])
+})
+
+void t.test('service accounts off: svc_pat_ tokens are claimed and refused (401)', async (t) => {
+  const off = new ServiceAccountsOff()
+  t.equal(await off.verify(credential('eyJ.a.b')), NOT_RESPONSIBLE)
+  t.match(await gatewayErrorOf(() => off.verify(credential('svc_pat_abc'))), {
+    status: 401,
+    reason: 'service_account.disabled',
+  })
+})
+
+void t.test('the pipeline builds the chain once per config, in dispatch order', async (t) => {
+  const build = (auth: Record<string, unknown>, verifiers: Partial<Record<string, Verifier>>) => {
+    const config = authConfig(auth)
+    return new AuthPipeline({
+      mode: summarizeAuthMode(config),
+      credentials: config,
+      excluded: new ExcludedRoutes([]),
+      catalogue: testCatalogue(),
+      authorizer: new Authorizer({
+        grants: new Grants('agent_os:admin'),
+        denyUnmapped: false,
+        userIsolation: false,
+      }),
+      serviceAccounts: verifiers['serviceAccounts'],
+      scheduler: verifiers['scheduler'],
+      jwt: verifiers['jwt'],
+      securityKey: verifiers['securityKey'],
+    })
+  }
+  const jwt = claiming('jwt', '', () => SECURITY_KEY_PRINCIPAL)
+  const scheduler = claiming('scheduler', 'itok', () => SECURITY_KEY_PRINCIPAL)
+  const accounts = claiming('service_account', 'svc_pat_', () => SECURITY_KEY_PRINCIPAL)
+  t.same(
+    build({ verification_keys: ['k'] }, { serviceAccounts: accounts, scheduler, jwt }).verifiers,
+    ['service_account', 'scheduler', 'jwt'],
+  )
+  t.same(
+    build({ verification_keys: ['k'] }, { jwt }).verifiers,
+    ['service_account', 'jwt'],
+    'service accounts off: their tokens are still claimed first, and refused',
+  )
+  t.same(
+    build({ open: true }, { serviceAccounts: accounts, scheduler }).verifiers,
+    ['service_account'],
+    'an open instance looks at service-account tokens only',
+  )
+})
