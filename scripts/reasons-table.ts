@@ -1,3 +1,4 @@
+import { RESPONSES } from '../src/errors.js'
 import { REASONS, reasonStage, type Reason } from '../src/reasons.js'
 
 const BEGIN = '<!-- reasons:begin (generated from src/reasons.ts by `npm run gen`) -->'
@@ -5,14 +6,15 @@ const END = '<!-- reasons:end -->'
 
 /**
  * The reason table as markdown, grouped by area (`jwt`, `service_account`, …) in table order, with
- * the step each comes from.
+ * the step each comes from and the error code (and status) it is answered with.
  */
 export function renderReasonsTable(): string {
-  const rows = (Object.entries(REASONS) as [Reason, string][]).map(
-    ([reason, meaning]) =>
-      `| \`${reason}\` | ${reasonStage(reason)} | ${meaning.replaceAll('|', '\\|')} |`,
-  )
-  return ['| Reason | Step | Meaning |', '|---|---|---|', ...rows].join('\n')
+  const rows = (Object.keys(REASONS) as Reason[]).map((reason) => {
+    const [code, meaning] = REASONS[reason]
+    const answer = code === null ? '—' : `\`${code}\` (${RESPONSES[code].status})`
+    return `| \`${reason}\` | ${reasonStage(reason)} | ${answer} | ${meaning.replaceAll('|', '\\|')} |`
+  })
+  return ['| Reason | Step | Answered with | Meaning |', '|---|---|---|---|', ...rows].join('\n')
 }
 
 /** `doc` with the text between the reason markers replaced by the current table. */

@@ -1,4 +1,4 @@
-import type { Reason } from './reasons.js'
+import type { ReasonFor } from './reasons.js'
 
 /**
  * Every failure the gateway answers itself has a typed code. This file is the one place that maps
@@ -44,7 +44,7 @@ interface ErrorResponse {
   readonly challenge?: Challenge
 }
 
-const RESPONSES: Record<ErrorCode, ErrorResponse> = {
+export const RESPONSES: Readonly<Record<ErrorCode, ErrorResponse>> = {
   BAD_REQUEST: { status: 400, expose: true },
   INVALID_PATH: { status: 400, expose: true },
   UNSUPPORTED_UPGRADE: { status: 400, expose: true },
@@ -80,9 +80,12 @@ export interface ValidationIssue {
 
 export type ErrorDetail = string | ValidationIssue[]
 
-export interface GatewayErrorOptions {
-  /** Internal reason for logs and metrics (`jwt.signature`), never sent to the client. */
-  reason: Reason
+export interface GatewayErrorOptions<C extends ErrorCode = ErrorCode> {
+  /**
+   * Internal reason for logs and metrics (`jwt.signature`), never sent to the client: one the
+   * reason table answers with this code.
+   */
+  reason: ReasonFor<C>
   cause?: unknown
   /** Extra response headers, such as `Retry-After`. */
   headers?: Record<string, string>
@@ -106,13 +109,15 @@ function ErrorWithoutStack(this: Error, message: string, options?: ErrorOptions)
 }
 ErrorWithoutStack.prototype = Error.prototype
 
-export class GatewayError extends (ErrorWithoutStack as unknown as ErrorConstructor) {
-  readonly code: ErrorCode
+export class GatewayError<
+  out C extends ErrorCode = ErrorCode,
+> extends (ErrorWithoutStack as unknown as ErrorConstructor) {
+  readonly code: C
   readonly detail: ErrorDetail
-  readonly reason: Reason
+  readonly reason: ReasonFor<C>
   readonly headers: Readonly<Record<string, string>>
 
-  constructor(code: ErrorCode, detail: ErrorDetail, options: GatewayErrorOptions) {
+  constructor(code: C, detail: ErrorDetail, options: GatewayErrorOptions<C>) {
     super(typeof detail === 'string' ? detail : code, { cause: options.cause })
     // A refusal (4xx) is an answer, not a fault: capturing its stack cost about 5 µs, on every
     // 401, 403 and 429 a flood of bad requests makes the gateway give. A fault keeps its stack.
@@ -160,8 +165,13 @@ export function errorBody(error: GatewayError): { detail: ErrorDetail } {
   return { detail: RESPONSES[error.code].expose ? error.detail : 'Internal Server Error' }
 }
 
+/** A GatewayError of any code (`instanceof` alone narrows to one of an unknown code). */
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError
+}
+
 /** Wraps anything thrown into a GatewayError; unknown errors become INTERNAL. */
 export function toGatewayError(error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error
+  if (isGatewayError(error)) return error
   return new GatewayError('INTERNAL', 'Internal Server Error', { cause: error, reason: 'internal' })
 }

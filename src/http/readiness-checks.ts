@@ -1,6 +1,6 @@
 import type { RemoteJwksHealth } from '../auth/jwt/remote/remote-jwks.js'
-import { GatewayError } from '../errors.js'
-import { REASONS } from '../reasons.js'
+import { isGatewayError } from '../errors.js'
+import { reasonText } from '../reasons.js'
 import type { ServiceAccountStore } from '../service-accounts/store.js'
 import type { LineReadiness } from '../upstream/agentos-line-watch.js'
 import type { UpstreamClient } from '../upstream/upstream-client.js'
@@ -76,7 +76,7 @@ export function readinessChecks(deps: {
 
 /** `refused: the upstream refused the connection (nothing listens)`, counted as `refused`. */
 function probeFailure(error: unknown): unknown {
-  if (!(error instanceof GatewayError) || !error.reason.startsWith('upstream.')) return error
+  if (!isGatewayError(error) || !error.reason.startsWith('upstream.')) return error
   const kind = error.reason.slice('upstream.'.length)
-  return new ReadinessFailure(kind, `${kind}: ${REASONS[error.reason]}`)
+  return new ReadinessFailure(kind, `${kind}: ${reasonText(error.reason)}`)
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js'
-import type { Reason } from '../reasons.js'
+import type { ReasonFor } from '../reasons.js'
 
 /**
  * Node's parser stops collecting fields past `maxHeadersCount` without failing the request; the
@@ -15,7 +15,7 @@ export function assertHeaderCount(rawHeaders: readonly string[], max: number): v
 
 // Two Host fields make the target ambiguous (RFC 9112 §3.2 requires a 400); two Content-Type
 // fields make the body ambiguous: the gateway reads the first, another parser may read the last.
-const SINGLETONS: Readonly<Record<string, Reason>> = {
+const SINGLETONS: Readonly<Record<string, ReasonFor<'BAD_REQUEST'>>> = {
   host: 'headers.duplicate_host',
   'content-type': 'headers.duplicate_content_type',
 }

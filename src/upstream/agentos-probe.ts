@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js'
+import { isGatewayError } from '../errors.js'
 import { decideFromInfo, decideFromRoutes, type Detection } from './agentos-detection.js'
 import type { UpstreamClient } from './upstream-client.js'
 
@@ -66,9 +66,9 @@ async function get(
       return { kind: 'refused', why: `GET ${path} answered ${response.status}` }
     return { kind: 'answered', body: response.body }
   } catch (error) {
-    if (error instanceof GatewayError && error.reason === 'upstream.response_too_large')
+    if (isGatewayError(error) && error.reason === 'upstream.response_too_large')
       return { kind: 'refused', why: `GET ${path} answered more than ${maxBytes} bytes` }
-    const reason = error instanceof GatewayError ? error.reason : undefined
+    const reason = isGatewayError(error) ? error.reason : undefined
     return { kind: 'unreachable', why: reason?.replace(/^upstream\./, '') ?? 'failed' }
   }
 }

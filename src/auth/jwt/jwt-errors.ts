@@ -1,6 +1,6 @@
 import { errors } from 'jose'
 import { GatewayError } from '../../errors.js'
-import { REASONS, type Reason, type ReasonIn } from '../../reasons.js'
+import { REASONS, type Reason, type ReasonFor, type ReasonIn } from '../../reasons.js'
 
 /** Every reason a JWT is refused (the `jwt.` rows of the reason table); the WebSocket maps them. */
 export type JwtFailureReason = `jwt.${ReasonIn<'jwt'>}`
@@ -13,7 +13,10 @@ const INVALID_TOKEN_PREFIX = 'Invalid token: '
 const DECODE_ERROR_PREFIX = 'Error decoding token: '
 
 /** A 401 `Invalid token: <message>` (JWT-9); the message never contains token content. */
-export function invalidToken(reason: JwtFailureReason, message: string): GatewayError {
+export function invalidToken(
+  reason: Extract<JwtFailureReason, ReasonFor<'TOKEN_INVALID'>>,
+  message: string,
+): GatewayError {
   return new GatewayError('TOKEN_INVALID', `${INVALID_TOKEN_PREFIX}${message}`, { reason })
 }
 

@@ -1,5 +1,6 @@
 import type { CompactVerifyResult, VerifyOptions } from 'jose'
-import { GatewayError } from '../../errors.js'
+import type { GatewayError } from '../../errors.js'
+import { isGatewayError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { Payload } from './jwt-claims.js'
 import { checkIssuer } from './issuer-check.js'
@@ -136,7 +137,7 @@ function endsVerification(failure: GatewayError): boolean {
 
 /** A token failure to record; anything else (a key jose cannot use) ends the attempt at once. */
 function asFailure(logger: Logger, error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error
+  if (isGatewayError(error)) return error
   const failure = fromJoseError(error)
   if (failure !== undefined) return failure
   logger.error({ error }, 'JWT verification failed unexpectedly')

@@ -2,7 +2,7 @@ import { SCHEDULER_USER_ID } from '../../auth/scheduler-token-verifier.js'
 import { GatewayError } from '../../errors.js'
 import { pinJsonMembers } from '../../identity/json-members.js'
 import type { OwnedResource, OwnershipVerb } from '../../policy/catalogue/route-facts.js'
-import type { ReasonIn } from '../../reasons.js'
+import type { ReasonInFor } from '../../reasons.js'
 import {
   thenRewriteResponse,
   type ForwardPlan,
@@ -164,6 +164,6 @@ function onSuccess(action: (response: BufferedResponse) => Promise<void>): Respo
   }
 }
 
-function refusal(detail: string, reason: ReasonIn<'handlers'>): GatewayError {
+function refusal(detail: string, reason: ReasonInFor<'handlers', 'ACCESS_DENIED'>): GatewayError {
   return new GatewayError('ACCESS_DENIED', detail, { reason: `handlers.${reason}` })
 }

@@ -15,7 +15,7 @@ import { Authorizer } from '../../../src/policy/authorizer.js'
 import { Grants } from '../../../src/policy/grants.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
 import { ANONYMOUS, type Principal } from '../../../src/principal.js'
-import type { Reason } from '../../../src/reasons.js'
+import type { ReasonFor } from '../../../src/reasons.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import { SECURITY_KEY_PRINCIPAL, serviceAccountPrincipal } from '../../helpers/principals.js'
 import { authConfig, gatewayErrorOf } from './helpers.js'
@@ -59,7 +59,8 @@ function verifier(kind: Verifier['kind'], answer: (token: string) => Behaviour) 
   return fake
 }
 
-const refused = (reason: Reason) => new GatewayError('TOKEN_INVALID', 'Invalid token', { reason })
+const refused = (reason: ReasonFor<'TOKEN_INVALID'>) =>
+  new GatewayError('TOKEN_INVALID', 'Invalid token', { reason })
 
 function pipeline(
   auth: Record<string, unknown>,

@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import t from 'tap'
-import { GatewayError } from '../../../src/errors.js'
+import type { GatewayError } from '../../../src/errors.js'
+import { isGatewayError } from '../../../src/errors.js'
 import {
   normalizeAddress,
   resolveClientAddress,
@@ -39,7 +40,7 @@ function refusal(fn: () => unknown): GatewayError {
   try {
     fn()
   } catch (error) {
-    if (error instanceof GatewayError) return error
+    if (isGatewayError(error)) return error
     throw error
   }
   throw new Error('expected a refusal')

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { withReasonsTable } from '../../../scripts/reasons-table.js'
+import { GatewayError } from '../../../src/errors.js'
 import {
   REASON_AREAS,
   REASONS,
   reasonArea,
+  reasonCode,
   reasonStage,
+  reasonText,
   type Reason,
 } from '../../../src/reasons.js'
 import { METRICS_DOC } from './metrics-catalogue.js'
@@ -44,3 +47,21 @@ void t.test('every reason comes from one step, by its area', async (t) => {
   for (const reason of Object.keys(REASONS) as Reason[])
     t.ok(Object.hasOwn(REASON_AREAS, reasonArea(reason)), `${reason} has a placed area`)
 })
+
+void t.test(
+  'a reason names the code it is answered with, and only that code takes it',
+  async (t) => {
+    t.equal(reasonCode('jwt.expired'), 'TOKEN_EXPIRED')
+    t.equal(reasonCode('path.dot_lookalike'), 'INVALID_PATH')
+    t.equal(reasonCode('client.gone'), null, 'a cut stream is no error response')
+    t.equal(reasonText('rbac.scope'), 'the principal lacks a scope the route requires')
+    const error = new GatewayError('TOKEN_EXPIRED', 'Token has expired', { reason: 'jwt.expired' })
+    t.equal(error.status, 401)
+    const builds = () =>
+      // @ts-expect-error: a path reason is answered with INVALID_PATH, never TOKEN_INVALID
+      new GatewayError('TOKEN_INVALID', 'Invalid token', { reason: 'path.characters' })
+    t.type(builds, 'function', 'the compiler refuses it (tsc fails on an unused expect-error)')
+    const doc = readFileSync(METRICS_DOC, 'utf8')
+    t.match(doc, '| `jwt.expired` | authentication | `TOKEN_EXPIRED` (401) |', 'the doc says so')
+  },
+)
