@@ -97,7 +97,7 @@ async function dispatch(
         limits.maxBodyBytes,
         ctx.req.headers['content-length'],
       )
-      return api.mint(principal, parseJsonBody(raw, limits.maxJsonDepth))
+      return api.mint(principal, parseJsonBody(raw, limits.maxJsonDepth), ctx.state.client)
     }
     if (ctx.method === 'GET')
       return api.list(principal, new URLSearchParams(ctx.state.inbound.query))
@@ -106,7 +106,7 @@ async function dispatch(
   const id = path.slice(BASE.length + 1)
   if (id.includes('/'))
     throw new GatewayError('NOT_FOUND', 'Not Found', { reason: 'service_accounts.route' })
-  if (ctx.method === 'DELETE') return api.revoke(principal, id)
+  if (ctx.method === 'DELETE') return api.revoke(principal, id, ctx.state.client)
   throw methodNotAllowed()
 }
 
