@@ -1,7 +1,12 @@
 import type { Logger } from '../logger.js'
 import { ACCOUNT_COLUMNS, integerColumn, parseAccountRow } from './account-row.js'
 import type { AuditDraft, AuditEvent, EventPage, EventQuery, NewAuditEvent } from './audit-event.js'
-import { appendEventsIn, eventListStatements, parseEventRow } from './audit-events-sql.js'
+import {
+  appendEventsIn,
+  EVENT_COLUMNS,
+  eventListStatements,
+  parseEventRow,
+} from './audit-events-sql.js'
 import { mintEvent, revokeEvent } from './lifecycle-events.js'
 import { listStatements, type ListStatements } from './list-query.js'
 import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
@@ -148,6 +153,16 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
 
   async listEvents(query: EventQuery): Promise<EventPage> {
     return this.#page('list_events', eventListStatements(query), parseEventRow)
+  }
+
+  async eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]> {
+    return this.#run('list_events', async () => {
+      const rows = await this.#client.query(
+        `SELECT ${EVENT_COLUMNS} FROM portcullis_audit_events WHERE seq > $1 ORDER BY seq LIMIT $2`,
+        [seq, limit],
+      )
+      return rows.map(parseEventRow)
+    })
   }
 
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {

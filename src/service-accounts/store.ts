@@ -97,6 +97,8 @@ export interface ServiceAccountStore {
   appendEvents(events: readonly NewAuditEvent[]): Promise<readonly AuditEvent[]>
   /** Events matching the query, newest first, and how many match in all. */
   listEvents(query: EventQuery): Promise<EventPage>
+  /** Up to `limit` events of the chain after `seq`, in chain order: for verification. */
+  eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]>
   /**
    * Revocations made by any replica on the same database. Resolves once the subscription is
    * in place (or its first attempt failed and retries run in the background).

@@ -411,6 +411,11 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
     assertChain(t, all)
     const events = all.slice(base)
     t.equal(events.length, 22)
+    t.same(
+      (await store.eventsAfter(base + 1, 3)).map((event) => event.seq - base),
+      [2, 3, 4],
+      'eventsAfter reads the chain in order',
+    )
     t.same(events[0]?.details, odd, 'details come back exactly, whatever order keys are kept in')
     for (let index = 0; index < 10; index += 1) {
       const a = events.findIndex((event) => event.requestId === `r${index}-a`)

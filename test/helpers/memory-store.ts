@@ -149,6 +149,11 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     return { rows: rows.slice(query.offset, query.offset + query.limit), total: rows.length }
   }
 
+  async eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]> {
+    this.#check()
+    return this.#events.filter((event) => event.seq > seq).slice(0, limit)
+  }
+
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
