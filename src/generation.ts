@@ -184,7 +184,6 @@ export async function createGeneration(
         authenticate({ exchange }),
         serviceAccountsRoute({
           api,
-          maxBodyBytes: config.server.max_body_bytes,
           maxJsonDepth: config.server.max_json_depth,
           allowedOrigins: config.cors.allowed_origins,
         }),

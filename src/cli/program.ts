@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { buildInfo, describeBuild } from '../build-info.js'
 import { EXIT_CODES } from '../startup-error.js'
+import { registerAuditCommands } from './audit-command.js'
 import { registerConfigCommands } from './config-command.js'
 import { reportFailure } from './failure.js'
 import { registerJwtCommands } from './jwt-command.js'
@@ -34,6 +35,7 @@ export function createProgram(): Command {
   registerKeysCommands(program)
   registerJwtCommands(program)
   registerMigrateCommand(program)
+  registerAuditCommands(program)
   return program
 }
 

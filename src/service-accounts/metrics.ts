@@ -32,6 +32,8 @@ export type StoreOperation =
   | 'owner_of'
   | 'owners_of'
   | 'forget_owner'
+  | 'append_events'
+  | 'list_events'
 
 const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 

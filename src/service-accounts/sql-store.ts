@@ -1,13 +1,21 @@
 import type { Logger } from '../logger.js'
 import { ACCOUNT_COLUMNS, integerColumn, parseAccountRow } from './account-row.js'
-import { listStatements } from './list-query.js'
+import type { AuditDraft, AuditEvent, EventPage, EventQuery, NewAuditEvent } from './audit-event.js'
+import {
+  appendEventsIn,
+  EVENT_COLUMNS,
+  eventListStatements,
+  parseEventRow,
+} from './audit-events-sql.js'
+import { mintEvent, revokeEvent } from './lifecycle-events.js'
+import { listStatements, type ListStatements } from './list-query.js'
 import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
 import { runMigrations } from './migrate.js'
 import type { OwnedResource } from '../policy/catalogue/route-facts.js'
 import type { RecordedOwner, ResourceOwners } from './resource-owners.js'
 import { RevocationFeed, revocationPayload } from './revocation-feed.js'
 import { SqlResourceOwners } from './sql-resource-owners.js'
-import { single, type SqlClient } from './sql-client.js'
+import { single, type SqlClient, type SqlRow } from './sql-client.js'
 import { NameConflictError, StoreUnavailableError } from './store-errors.js'
 import type {
   ListQuery,
@@ -52,27 +60,31 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
     return { applied: await this.#run('migrate', () => runMigrations(this.#client)) }
   }
 
-  async create(account: NewServiceAccount): Promise<ServiceAccountRecord> {
+  async create(account: NewServiceAccount, audit?: AuditDraft): Promise<ServiceAccountRecord> {
     return this.#run('create', async () => {
       try {
-        const rows = await this.#client.query(
-          `INSERT INTO portcullis_service_accounts
+        return await this.#client.transaction(async (tx) => {
+          const rows = await tx.query(
+            `INSERT INTO portcullis_service_accounts
              (id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, created_by)
            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
            RETURNING ${ACCOUNT_COLUMNS}`,
-          [
-            account.id,
-            account.name,
-            account.userId,
-            account.tokenHash,
-            account.tokenPrefix,
-            JSON.stringify(account.scopes),
-            account.createdAt,
-            account.expiresAt,
-            account.createdBy,
-          ],
-        )
-        return parseAccountRow(single(rows))
+            [
+              account.id,
+              account.name,
+              account.userId,
+              account.tokenHash,
+              account.tokenPrefix,
+              JSON.stringify(account.scopes),
+              account.createdAt,
+              account.expiresAt,
+              account.createdBy,
+            ],
+          )
+          const record = parseAccountRow(single(rows))
+          await appendEventsIn(tx, [mintEvent(account, audit)])
+          return record
+        })
       } catch (error) {
         if (isUniqueViolationOf(error, ACTIVE_NAME_INDEX)) {
           throw new NameConflictError(account.name, { cause: error })
@@ -95,19 +107,14 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
   }
 
   async list(query: ListQuery): Promise<ListResult> {
-    const { page, count } = listStatements(query)
-    return this.#run('list', async () => {
-      const rows = await this.#client.query(page.text, page.params)
-      const counted = await this.#client.query(count.text, count.params)
-      return { rows: rows.map(parseAccountRow), total: integerColumn(counted[0], 'total') }
-    })
+    return this.#page('list', listStatements(query), parseAccountRow)
   }
 
-  async revoke(id: string, nowSeconds: number): Promise<RevokeOutcome> {
+  async revoke(id: string, nowSeconds: number, audit?: AuditDraft): Promise<RevokeOutcome> {
     return this.#run('revoke', () =>
       this.#client.transaction(async (tx) => {
         const rows = await tx.query(
-          'SELECT token_hash, revoked_at FROM portcullis_service_accounts WHERE id = $1 FOR UPDATE',
+          'SELECT name, token_hash, revoked_at FROM portcullis_service_accounts WHERE id = $1 FOR UPDATE',
           [id],
         )
         const row = rows[0]
@@ -122,6 +129,7 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
           REVOCATION_CHANNEL,
           revocationPayload(id, String(row.token_hash)),
         ])
+        await appendEventsIn(tx, [revokeEvent({ id, name: String(row.name) }, nowSeconds, audit)])
         return 'revoked'
       }),
     )
@@ -135,6 +143,26 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
         [id, nowSeconds],
       ),
     )
+  }
+
+  async appendEvents(events: readonly NewAuditEvent[]): Promise<readonly AuditEvent[]> {
+    return this.#run('append_events', () =>
+      this.#client.transaction((tx) => appendEventsIn(tx, events)),
+    )
+  }
+
+  async listEvents(query: EventQuery): Promise<EventPage> {
+    return this.#page('list_events', eventListStatements(query), parseEventRow)
+  }
+
+  async eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]> {
+    return this.#run('list_events', async () => {
+      const rows = await this.#client.query(
+        `SELECT ${EVENT_COLUMNS} FROM portcullis_audit_events WHERE seq > $1 ORDER BY seq LIMIT $2`,
+        [seq, limit],
+      )
+      return rows.map(parseEventRow)
+    })
   }
 
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {
@@ -185,6 +213,19 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
     this.#closed = true
     this.#feed.clear()
     await this.#client.close()
+  }
+
+  /** One page of rows and the count of all the rows the statements' filter matches. */
+  async #page<T>(
+    operation: StoreOperation,
+    { page, count }: ListStatements,
+    parse: (row: SqlRow) => T,
+  ): Promise<{ rows: T[]; total: number }> {
+    return this.#run(operation, async () => {
+      const rows = await this.#client.query(page.text, page.params)
+      const counted = await this.#client.query(count.text, count.params)
+      return { rows: rows.map(parse), total: integerColumn(counted[0], 'total') }
+    })
   }
 
   async #findOne(

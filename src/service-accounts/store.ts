@@ -1,3 +1,5 @@
+import type { AuditDraft, AuditEvent, EventPage, EventQuery, NewAuditEvent } from './audit-event.js'
+
 /** An account as minted; times are integer epoch seconds. */
 export interface NewServiceAccount {
   /** uuid v4 string. */
@@ -72,16 +74,31 @@ export interface MigrationResult {
 export interface ServiceAccountStore {
   /** Creates or upgrades the schema; safe when several replicas start at once. */
   migrate(): Promise<MigrationResult>
-  /** The unique index on active names decides races: of concurrent same-name creates one wins. */
-  create(account: NewServiceAccount): Promise<ServiceAccountRecord>
+  /**
+   * The unique index on active names decides races: of concurrent same-name creates one wins.
+   * Writes the `mint` event (with `audit`'s origin) in the same transaction.
+   */
+  create(account: NewServiceAccount, audit?: AuditDraft): Promise<ServiceAccountRecord>
   findActiveByName(name: string): Promise<ServiceAccountRecord | null>
   findByTokenHash(tokenHash: string): Promise<ServiceAccountRecord | null>
   findById(id: string): Promise<ServiceAccountRecord | null>
   list(query: ListQuery): Promise<ListResult>
-  /** One-way: an already revoked account keeps its first `revokedAt`. */
-  revoke(id: string, nowSeconds: number): Promise<RevokeOutcome>
+  /**
+   * One-way: an already revoked account keeps its first `revokedAt`. Writes the `revoke` event
+   * (with `audit`'s origin) in the same transaction, only when this call revoked.
+   */
+  revoke(id: string, nowSeconds: number, audit?: AuditDraft): Promise<RevokeOutcome>
   /** Never moves `lastUsedAt` backwards; an unknown id is not an error. */
   touchLastUsed(id: string, nowSeconds: number): Promise<void>
+  /**
+   * Appends events to the database's hash chain, in order, in one transaction; returns them as
+   * stored. Appends from every store on the database (replicas) form one chain.
+   */
+  appendEvents(events: readonly NewAuditEvent[]): Promise<readonly AuditEvent[]>
+  /** Events matching the query, newest first, and how many match in all. */
+  listEvents(query: EventQuery): Promise<EventPage>
+  /** Up to `limit` events of the chain after `seq`, in chain order: for verification. */
+  eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]>
   /**
    * Revocations made by any replica on the same database. Resolves once the subscription is
    * in place (or its first attempt failed and retries run in the background).

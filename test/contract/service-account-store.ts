@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
+import { eventHash, GENESIS_HASH } from '../../src/service-accounts/audit-chain.js'
+import type {
+  AuditDraft,
+  AuditEvent,
+  EventQuery,
+  NewAuditEvent,
+} from '../../src/service-accounts/audit-event.js'
 import { migration001 } from '../../src/service-accounts/migrations/001-service-accounts.js'
 import { MIGRATIONS, type Migration } from '../../src/service-accounts/migrations/index.js'
 import type { ResourceOwners } from '../../src/service-accounts/resource-owners.js'
@@ -60,6 +67,56 @@ export function nextRevocation(
   })
   const ready = store.onRevocation((received) => resolveEvent(received))
   return { ready, event }
+}
+
+/** A draft as the API gives it: the actor and the request it came in. */
+export function auditDraft(overrides: Partial<AuditDraft> = {}): AuditDraft {
+  return {
+    id: randomUUID(),
+    occurredAt: 1_700_000_000_123,
+    actorKind: 'jwt',
+    actor: 'alice',
+    clientAddress: '203.0.113.7',
+    requestId: `req-${randomUUID().slice(0, 8)}`,
+    details: {},
+    ...overrides,
+  }
+}
+
+export function newEvent(overrides: Partial<NewAuditEvent> = {}): NewAuditEvent {
+  return {
+    id: randomUUID(),
+    occurredAt: 1_700_000_000_000,
+    type: 'refused',
+    actorKind: null,
+    actor: null,
+    accountId: null,
+    accountName: null,
+    clientAddress: '198.51.100.1',
+    requestId: null,
+    details: { reason: 'service_account.unknown', count: 1 },
+    ...overrides,
+  }
+}
+
+/** Every event of a store, oldest first. */
+export async function allEvents(store: ServiceAccountStore): Promise<AuditEvent[]> {
+  const page = await store.listEvents({ limit: 100_000, offset: 0 })
+  return [...page.rows].reverse()
+}
+
+/** Fails `t` unless `events` (oldest first) form one unbroken chain from the genesis. */
+export function assertChain(t: Test, events: readonly AuditEvent[]): void {
+  let prevHash = GENESIS_HASH
+  const broken = events.flatMap((event, index) => {
+    const problems: string[] = []
+    if (event.seq !== index + 1) problems.push(`seq ${event.seq} at ${index + 1}`)
+    if (event.prevHash !== prevHash) problems.push(`seq ${event.seq} links elsewhere`)
+    if (event.hash !== eventHash(event)) problems.push(`seq ${event.seq} hash differs`)
+    prevHash = event.hash
+    return problems
+  })
+  t.same(broken, [], `one chain of ${events.length} events`)
 }
 
 /** The one suite every ServiceAccountStore must pass. */
@@ -254,6 +311,164 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
     t.same(seenByFirst, [{ id: first.id, tokenHash: first.tokenHash }], 'unsubscribed')
   })
 
+  // The event tests share one database (opening one costs seconds on PGlite): each looks at the
+  // events it wrote, after `base`.
+  let eventsDb: Promise<{ db: ContractDatabase; store: ServiceAccountStore }> | undefined
+  const eventsDatabase = () =>
+    (eventsDb ??= (async () => {
+      const db = await makeDatabase(t)
+      const store = await db.open()
+      t.teardown(() => store.close())
+      await store.migrate()
+      return { db, store }
+    })())
+
+  void t.test(
+    'mint and revoke write their events with the change; repeats write none',
+    async (t) => {
+      const { store } = await eventsDatabase()
+      const base = (await allEvents(store)).length
+      const input = newAccount({ name: 'audited', expiresAt: null })
+      const mintDraft = auditDraft({ details: { privileged: true } })
+      await store.create(input, mintDraft)
+      const clash = await store
+        .create(newAccount({ name: 'audited' }), auditDraft())
+        .catch((error: unknown) => error)
+      t.type(clash, NameConflictError)
+      const revokeDraft = auditDraft({
+        actorKind: 'security_key',
+        actor: null,
+        occurredAt: 1_700_000_100_500,
+      })
+      t.equal(await store.revoke(input.id, 1_700_000_100, revokeDraft), 'revoked')
+      t.equal(await store.revoke(input.id, 1_700_000_200, auditDraft()), 'already_revoked')
+      t.equal(await store.revoke(randomUUID(), 1_700_000_200, auditDraft()), 'not_found')
+      const events = await allEvents(store)
+      t.same(
+        events.slice(base).map((event) => ({ ...event, prevHash: undefined, hash: undefined })),
+        [
+          {
+            ...mintDraft,
+            seq: base + 1,
+            type: 'mint',
+            accountId: input.id,
+            accountName: 'audited',
+            details: { scopes: input.scopes, owner: 'alice', expires_at: null, privileged: true },
+            prevHash: undefined,
+            hash: undefined,
+          },
+          {
+            ...revokeDraft,
+            seq: base + 2,
+            type: 'revoke',
+            accountId: input.id,
+            accountName: 'audited',
+            details: { revoked_at: 1_700_000_100 },
+            prevHash: undefined,
+            hash: undefined,
+          },
+        ],
+        'one mint (none for the refused create), one revoke (none for the repeat)',
+      )
+      assertChain(t, events)
+      const written = JSON.stringify(events)
+      t.notOk(written.includes(input.tokenHash), 'never the token hash')
+      t.notOk(written.includes(input.tokenPrefix), 'never the token prefix')
+
+      const direct = await store.create(newAccount({ createdAt: 1_700_000_300 }))
+      await store.revoke(direct.id, 1_700_000_400)
+      const [mint, revoke] = (await allEvents(store)).slice(base + 2)
+      t.match(mint, { type: 'mint', occurredAt: 1_700_000_300_000, actor: null, actorKind: null })
+      t.match(revoke, { type: 'revoke', occurredAt: 1_700_000_400_000, requestId: null })
+    },
+  )
+
+  void t.test('appends from two stores on one database form one chain', async (t) => {
+    const { db, store } = await eventsDatabase()
+    // Open until the suite ends: on PGlite it is the shared store itself.
+    const other = await db.open()
+    t.teardown(() => (other === store ? undefined : other.close()))
+    const base = (await allEvents(store)).length
+    const odd = {
+      z: 'ü-ñ "quoted" \\ back',
+      a: [1, -2, true, null, { y: 'x', b: [] }],
+      m: { nested: { deep: 9_007_199_254_740_991 } },
+    }
+    const stored = await store.appendEvents([newEvent({ details: odd })])
+    t.equal(stored.length, 1)
+    t.same(stored[0]?.details, odd)
+    t.same(await store.appendEvents([]), [], 'nothing to append')
+    await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        (index % 2 === 0 ? store : other).appendEvents([
+          newEvent({ requestId: `r${index}-a` }),
+          newEvent({ requestId: `r${index}-b` }),
+        ]),
+      ),
+    )
+    await store.create(newAccount())
+    const all = await allEvents(other)
+    assertChain(t, all)
+    const events = all.slice(base)
+    t.equal(events.length, 22)
+    t.same(
+      (await store.eventsAfter(base + 1, 3)).map((event) => event.seq - base),
+      [2, 3, 4],
+      'eventsAfter reads the chain in order',
+    )
+    t.same(events[0]?.details, odd, 'details come back exactly, whatever order keys are kept in')
+    for (let index = 0; index < 10; index += 1) {
+      const a = events.findIndex((event) => event.requestId === `r${index}-a`)
+      t.equal(events[a + 1]?.requestId, `r${index}-b`, 'a batch stays together, in order')
+    }
+  })
+
+  void t.test('listEvents filters, counts and pages newest first', async (t) => {
+    const { store } = await eventsDatabase()
+    const base = (await allEvents(store)).length
+    const mine = await store.create(newAccount({ userId: 'alice' }), auditDraft({ occurredAt: 10 }))
+    const bobs = await store.create(
+      newAccount({ userId: 'bob' }),
+      auditDraft({ actor: 'bob', occurredAt: 20 }),
+    )
+    const shared = await store.create(
+      newAccount({ userId: null }),
+      auditDraft({ actor: null, actorKind: 'security_key', occurredAt: 30 }),
+    )
+    await store.appendEvents([
+      newEvent({ occurredAt: 40, accountId: mine.id, accountName: mine.name }),
+      newEvent({ occurredAt: 50 }),
+      newEvent({ occurredAt: 60, type: 'throttled', actor: 'alice', actorKind: 'jwt' }),
+    ])
+    await store.revoke(bobs.id, 70, auditDraft({ actor: 'bob', occurredAt: 70_000 }))
+    // The earlier tests' events are from long after `until`.
+    const seqs = async (query: Partial<EventQuery>) => {
+      const page = await store.listEvents({ limit: 100, offset: 0, until: 100_000, ...query })
+      return { seqs: page.rows.map((event) => event.seq - base), total: page.total }
+    }
+    t.same(await seqs({}), { seqs: [7, 6, 5, 4, 3, 2, 1], total: 7 }, 'newest first')
+    t.same(await seqs({ limit: 3, offset: 3 }), { seqs: [4, 3, 2], total: 7 }, 'paged')
+    t.same(await seqs({ types: ['mint', 'revoke'] }), { seqs: [7, 3, 2, 1], total: 4 })
+    t.same(await seqs({ types: [] }), { seqs: [], total: 0 })
+    t.same(await seqs({ accountId: mine.id }), { seqs: [4, 1], total: 2 })
+    t.same(await seqs({ since: 30, until: 60 }), { seqs: [5, 4, 3], total: 3 }, '[since, until)')
+    t.same(await seqs({ actor: 'bob' }), { seqs: [7, 2], total: 2 })
+    t.same(await seqs({ actor: "x' OR '1'='1" }), { seqs: [], total: 0 }, 'a value, never SQL')
+    t.same(
+      await seqs({ visibleTo: { userId: 'alice' } }),
+      { seqs: [6, 4, 3, 1], total: 4 },
+      "alice: her account's, the shared one's, and the account-less event she caused",
+    )
+    t.same(await seqs({ visibleTo: { userId: 'bob' } }), { seqs: [7, 3, 2], total: 3 })
+    t.same(await seqs({ visibleTo: { userId: null } }), { seqs: [3], total: 1 }, 'shared only')
+    t.same(
+      await seqs({ visibleTo: { userId: 'alice' }, types: ['mint'], limit: 1 }),
+      { seqs: [3], total: 2 },
+      'filters combine',
+    )
+    t.equal(shared.userId, null)
+  })
+
   void t.test('ping answers; close is idempotent and later calls are unavailable', async (t) => {
     const { store } = await fresh(t)
     await store.ping()
@@ -401,16 +616,31 @@ export function runResourceOwnersContract(t: Test, makeDatabase: MakeSqlContract
 
   void t.test('a store at migration 001 upgrades, its accounts kept', async (t) => {
     const db = await makeDatabase(t)
-    await db.migrateOnly([migration001])
+    const account = newAccount()
+    // An account a version before the audit trail wrote, straight into the 001 table.
+    const written: Migration = {
+      version: '001-fixture',
+      name: 'fixture',
+      statements: [
+        `INSERT INTO portcullis_service_accounts
+           (id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, created_by)
+         VALUES ('${account.id}', '${account.name}', 'alice', '${account.tokenHash}',
+           '${account.tokenPrefix}', '${JSON.stringify(account.scopes)}', ${account.createdAt},
+           ${account.expiresAt}, 'alice')`,
+      ],
+    }
+    await db.migrateOnly([migration001, written])
     const store = await open(t, db)
-    const account = await store.create(newAccount())
     await t.rejects(store.ownerOf('component', 'c1'), 'no owner table before 002')
+    await t.rejects(store.create(newAccount()), 'no account without its event: none before 003')
     t.same(
       await store.migrate(),
       { applied: MIGRATIONS.slice(1).map((migration) => migration.version) },
       'only the newer migrations run',
     )
     t.same(await store.findById(account.id), { ...account, lastUsedAt: null, revokedAt: null })
+    t.equal(await store.revoke(account.id, 1_700_000_100), 'revoked', 'the old account is audited')
+    t.match(await allEvents(store), [{ type: 'revoke', accountId: account.id }])
     t.equal(await store.record('component', 'c1', 'alice', 1), 'alice')
     t.same(await store.migrate(), { applied: [] }, 'idempotent')
   })

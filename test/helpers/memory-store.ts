@@ -1,3 +1,12 @@
+import { chainEvents } from '../../src/service-accounts/audit-chain.js'
+import type {
+  AuditDraft,
+  AuditEvent,
+  EventPage,
+  EventQuery,
+  NewAuditEvent,
+} from '../../src/service-accounts/audit-event.js'
+import { mintEvent, revokeEvent } from '../../src/service-accounts/lifecycle-events.js'
 import { MIGRATIONS } from '../../src/service-accounts/migrations/index.js'
 import {
   NameConflictError,
@@ -37,6 +46,7 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
   readonly #accounts = new Map<string, ServiceAccountRecord>()
   readonly #listeners = new Set<RevocationListener>()
   readonly #gapListeners = new Set<() => void>()
+  readonly #events: AuditEvent[] = []
   #migrated = false
   #closed = false
 
@@ -47,7 +57,7 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     return { applied: MIGRATIONS.map((migration) => migration.version) }
   }
 
-  async create(account: NewServiceAccount): Promise<ServiceAccountRecord> {
+  async create(account: NewServiceAccount, audit?: AuditDraft): Promise<ServiceAccountRecord> {
     this.#check()
     const all = [...this.#accounts.values()]
     if (all.some((other) => other.name === account.name && other.revokedAt === null)) {
@@ -58,6 +68,7 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     }
     const record = { ...account, scopes: [...account.scopes], lastUsedAt: null, revokedAt: null }
     this.#accounts.set(account.id, record)
+    this.#append([mintEvent(account, audit)])
     return { ...record }
   }
 
@@ -90,12 +101,13 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     return { rows: rows.slice(query.offset, query.offset + query.limit), total: rows.length }
   }
 
-  async revoke(id: string, nowSeconds: number): Promise<RevokeOutcome> {
+  async revoke(id: string, nowSeconds: number, audit?: AuditDraft): Promise<RevokeOutcome> {
     this.#check()
     const account = this.#accounts.get(id)
     if (account === undefined) return 'not_found'
     if (account.revokedAt !== null) return 'already_revoked'
     this.#accounts.set(id, { ...account, revokedAt: nowSeconds })
+    this.#append([revokeEvent(account, nowSeconds, audit)])
     this.announce({ id, tokenHash: account.tokenHash })
     return 'revoked'
   }
@@ -107,6 +119,39 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     if (account !== undefined && (account.lastUsedAt ?? -Infinity) < nowSeconds) {
       this.#accounts.set(id, { ...account, lastUsedAt: nowSeconds })
     }
+  }
+
+  async appendEvents(events: readonly NewAuditEvent[]): Promise<readonly AuditEvent[]> {
+    this.#check()
+    return this.#append(events)
+  }
+
+  async listEvents(query: EventQuery): Promise<EventPage> {
+    this.#check()
+    const visible = (event: AuditEvent): boolean => {
+      const owner = query.visibleTo?.userId
+      if (owner === undefined) return true
+      if (event.accountId === null) return owner !== null && event.actor === owner
+      const account = this.#accounts.get(event.accountId)
+      return account !== undefined && (account.userId === null || account.userId === owner)
+    }
+    const rows = this.#events
+      .filter(
+        (event) =>
+          (query.types === undefined || query.types.includes(event.type)) &&
+          (query.accountId === undefined || event.accountId === query.accountId) &&
+          (query.since === undefined || event.occurredAt >= query.since) &&
+          (query.until === undefined || event.occurredAt < query.until) &&
+          (query.actor === undefined || event.actor === query.actor) &&
+          visible(event),
+      )
+      .reverse()
+    return { rows: rows.slice(query.offset, query.offset + query.limit), total: rows.length }
+  }
+
+  async eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]> {
+    this.#check()
+    return this.#events.filter((event) => event.seq > seq).slice(0, limit)
   }
 
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {
@@ -135,6 +180,12 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
   /** Signals that notifications may have been lost. */
   signalGap(): void {
     for (const listener of this.#gapListeners) listener()
+  }
+
+  #append(events: readonly NewAuditEvent[]): AuditEvent[] {
+    const chained = chainEvents(this.#events.at(-1) ?? null, events)
+    this.#events.push(...chained)
+    return chained
   }
 
   #find(match: (account: ServiceAccountRecord) => boolean): ServiceAccountRecord | null {

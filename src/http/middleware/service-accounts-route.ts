@@ -6,7 +6,6 @@ import type {
 } from '../../service-accounts/api/service-accounts-api.js'
 import { parseJsonBody } from '../../service-accounts/api/json-body.js'
 import { corsErrorHeaders } from '../cors.js'
-import { readBoundedBody } from '../../inbound/request-body.js'
 import { admittedOf, requestOf, type GatewayContext } from '../state.js'
 
 const BASE = '/service-accounts'
@@ -20,7 +19,6 @@ const NOT_AVAILABLE =
  */
 export function serviceAccountsRoute(deps: {
   api: ServiceAccountsApi | undefined
-  maxBodyBytes: number
   maxJsonDepth: number
   /** `cors.allowed_origins`: answers to an allowed Origin carry AgentOS's CORS headers. */
   allowedOrigins?: readonly string[]
@@ -86,18 +84,15 @@ function setCorsHeaders(ctx: GatewayContext, allowedOrigins: readonly string[]):
 async function dispatch(
   ctx: GatewayContext,
   api: ServiceAccountsApi,
-  limits: { maxBodyBytes: number; maxJsonDepth: number },
+  limits: { maxJsonDepth: number },
   path: string,
 ): Promise<ApiResponse> {
   const principal = admittedOf(ctx).principal
   if (path === BASE) {
     if (ctx.method === 'POST') {
-      const raw = await readBoundedBody(
-        ctx.req,
-        limits.maxBodyBytes,
-        ctx.req.headers['content-length'],
-      )
-      return api.mint(principal, parseJsonBody(raw, limits.maxJsonDepth))
+      // The request's one body view reads it, bounded by `server.max_body_bytes`.
+      const raw = await requestOf(ctx).body.bytes()
+      return api.mint(principal, parseJsonBody(raw, limits.maxJsonDepth), requestOf(ctx).inbound)
     }
     if (ctx.method === 'GET')
       return api.list(principal, new URLSearchParams(requestOf(ctx).inbound.query))
@@ -106,7 +101,7 @@ async function dispatch(
   const id = path.slice(BASE.length + 1)
   if (id.includes('/'))
     throw new GatewayError('NOT_FOUND', 'Not Found', { reason: 'service_accounts.route' })
-  if (ctx.method === 'DELETE') return api.revoke(principal, id)
+  if (ctx.method === 'DELETE') return api.revoke(principal, id, requestOf(ctx).inbound)
   throw methodNotAllowed()
 }
 

@@ -13,6 +13,8 @@ import {
 import { NameConflictError, StoreUnavailableError } from '../store-errors.js'
 import { STORE_RETRY_AFTER_SECONDS } from '../verification-errors.js'
 import type { ServiceAccountStore } from '../store.js'
+import type { AuditDetails, AuditDraft } from '../audit-event.js'
+import type { RequestClient } from '../../inbound/inbound-request.js'
 import { mintToken } from '../token-format.js'
 import { accountResponse } from './account-response.js'
 import {
@@ -43,6 +45,9 @@ export interface ServiceAccountsApiDeps {
   readonly now?: () => number
 }
 
+/** The request a change came in, as the access log names it. */
+export type RequestOrigin = Pick<RequestClient, 'clientAddress' | 'requestId'>
+
 const DAY_SECONDS = 86_400
 const MANAGE_AUTHENTICATION = 'Authentication is required to manage service accounts.'
 
@@ -60,7 +65,7 @@ export class ServiceAccountsApi {
   }
 
   /** MINT-1: 422 → 400 invalid → 400 privileged → 401/403 caller → 409 name → 201. */
-  async mint(principal: Principal, body: unknown): Promise<ApiResponse> {
+  async mint(principal: Principal, body: unknown, origin: RequestOrigin): Promise<ApiResponse> {
     const parsed = parseMintRequest(body)
     if (!parsed.ok)
       throw new GatewayError('VALIDATION_FAILED', parsed.issues, {
@@ -105,21 +110,25 @@ export class ServiceAccountsApi {
     if ((await this.#store(() => store.findActiveByName(request.name))) !== null)
       throw conflict(request.name)
 
-    const now = Math.floor(this.#now() / 1000)
+    const nowMs = this.#now()
+    const now = Math.floor(nowMs / 1000)
     const minted = mintToken()
     try {
       const record = await this.#store(() =>
-        store.create({
-          id: randomUUID(),
-          name: request.name,
-          userId: principal.userId,
-          tokenHash: minted.hash,
-          tokenPrefix: minted.prefix,
-          scopes: [...scopes],
-          createdAt: now,
-          expiresAt: request.neverExpires ? null : now + request.expiresInDays * DAY_SECONDS,
-          createdBy: principal.userId,
-        }),
+        store.create(
+          {
+            id: randomUUID(),
+            name: request.name,
+            userId: principal.userId,
+            tokenHash: minted.hash,
+            tokenPrefix: minted.prefix,
+            scopes: [...scopes],
+            createdAt: now,
+            expiresAt: request.neverExpires ? null : now + request.expiresInDays * DAY_SECONDS,
+            createdBy: principal.userId,
+          },
+          auditDraft(principal, origin, nowMs, { privileged: privileged.length > 0 }),
+        ),
       )
       this.#deps.logger.info(
         { service_account: record.name, id: record.id, created_by: record.createdBy },
@@ -170,7 +179,7 @@ export class ServiceAccountsApi {
    * SA-3: 204 for active and already revoked accounts, 404 for unknown ids; in 3.0 only the
    * caller's own accounts (SA-6).
    */
-  async revoke(principal: Principal, id: string): Promise<ApiResponse> {
+  async revoke(principal: Principal, id: string, origin: RequestOrigin): Promise<ApiResponse> {
     this.#assertManager(principal, 'service_accounts:delete')
     const visible = this.#visible(principal)
     const store = this.#deps.store
@@ -178,7 +187,10 @@ export class ServiceAccountsApi {
     if (record === null) throw accountNotFound(id)
     assertMayRevoke(record, visible)
     if (record.revokedAt === null) {
-      const outcome = await this.#store(() => store.revoke(id, Math.floor(this.#now() / 1000)))
+      const nowMs = this.#now()
+      const outcome = await this.#store(() =>
+        store.revoke(id, Math.floor(nowMs / 1000), auditDraft(principal, origin, nowMs, {})),
+      )
       if (outcome === 'not_found') {
         throw new GatewayError('INTERNAL', 'Could not revoke service account', {
           reason: 'service_accounts.revoke',
@@ -238,6 +250,24 @@ export class ServiceAccountsApi {
       }
       throw error
     }
+  }
+}
+
+/** The audit event's origin: who asked, from where, in which request. */
+function auditDraft(
+  principal: Principal,
+  origin: RequestOrigin,
+  occurredAt: number,
+  details: AuditDetails,
+): AuditDraft {
+  return {
+    id: randomUUID(),
+    occurredAt,
+    actorKind: principal.kind,
+    actor: principal.userId,
+    clientAddress: origin.clientAddress,
+    requestId: origin.requestId,
+    details,
   }
 }
 

@@ -1,0 +1,129 @@
+import { integerColumn, nullableTextColumn } from './account-row.js'
+import { chainEvents, DETAILS_FIELD, eventFields } from './audit-chain.js'
+import {
+  AUDIT_EVENT_TYPES,
+  type AuditDetails,
+  type AuditEvent,
+  type AuditEventType,
+  type EventQuery,
+  type NewAuditEvent,
+} from './audit-event.js'
+import type { ListStatements } from './list-query.js'
+import type { PrincipalKind } from '../principal.js'
+import type { SqlQueryable, SqlRow } from './sql-client.js'
+
+/** Arbitrary, fixed: taken by every transaction that appends to the chain, so appends queue. */
+export const AUDIT_CHAIN_LOCK_KEY = '7362915044120012'
+
+export const EVENT_COLUMNS =
+  'seq, id, occurred_at, type, actor_kind, actor, account_id, account_name, client_address, request_id, details, prev_hash, hash'
+const INSERTED_COLUMNS = EVENT_COLUMNS.split(', ')
+
+/**
+ * Appends `events` to the chain inside the caller's transaction: the chain lock (held to commit)
+ * first, then the last event, so that concurrent writers, other replicas included, link one after
+ * another. Take it last in a transaction, after any row lock, so that it is never waited for by a
+ * holder of the lock.
+ */
+export async function appendEventsIn(
+  tx: SqlQueryable,
+  events: readonly NewAuditEvent[],
+): Promise<AuditEvent[]> {
+  if (events.length === 0) return []
+  await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [AUDIT_CHAIN_LOCK_KEY])
+  const lastRows = await tx.query(
+    'SELECT seq, hash FROM portcullis_audit_events ORDER BY seq DESC LIMIT 1',
+  )
+  const last = lastRows[0]
+  const chained = chainEvents(
+    last === undefined ? null : { seq: integerColumn(last, 'seq'), hash: textColumn(last, 'hash') },
+    events,
+  )
+  const params: unknown[] = []
+  const tuples = chained.map((event) => {
+    const values: unknown[] = [...eventFields(event), event.hash]
+    values[DETAILS_FIELD] = JSON.stringify(event.details)
+    const placeholders = values.map((value, index) => {
+      params.push(value)
+      return index === DETAILS_FIELD ? `$${params.length}::jsonb` : `$${params.length}`
+    })
+    return `(${placeholders.join(', ')})`
+  })
+  await tx.query(
+    `INSERT INTO portcullis_audit_events (${INSERTED_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`,
+    params,
+  )
+  return chained
+}
+
+/** Parses an event row from either driver. */
+export function parseEventRow(row: SqlRow): AuditEvent {
+  const type = textColumn(row, 'type')
+  if (!(AUDIT_EVENT_TYPES as readonly string[]).includes(type)) {
+    throw new TypeError(`column type holds an unknown event type`)
+  }
+  const rawDetails = row.details
+  const details: unknown = typeof rawDetails === 'string' ? JSON.parse(rawDetails) : rawDetails
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) {
+    throw new TypeError('column details is not an object')
+  }
+  return {
+    seq: integerColumn(row, 'seq'),
+    id: textColumn(row, 'id'),
+    occurredAt: integerColumn(row, 'occurred_at'),
+    type: type as AuditEventType,
+    actorKind: nullableTextColumn(row, 'actor_kind') as PrincipalKind | null,
+    actor: nullableTextColumn(row, 'actor'),
+    accountId: nullableTextColumn(row, 'account_id'),
+    accountName: nullableTextColumn(row, 'account_name'),
+    clientAddress: nullableTextColumn(row, 'client_address'),
+    requestId: nullableTextColumn(row, 'request_id'),
+    details: details as AuditDetails,
+    prevHash: textColumn(row, 'prev_hash'),
+    hash: textColumn(row, 'hash'),
+  }
+}
+
+/** The page (newest first) and count statements of an event query; values only as parameters. */
+export function eventListStatements(query: EventQuery): ListStatements {
+  if (!Number.isSafeInteger(query.limit) || query.limit < 0) throw new RangeError('bad limit')
+  if (!Number.isSafeInteger(query.offset) || query.offset < 0) throw new RangeError('bad offset')
+  const params: unknown[] = []
+  const conditions: string[] = []
+  const bind = (value: unknown): string => {
+    params.push(value)
+    return `$${params.length}`
+  }
+  if (query.types !== undefined) conditions.push(`e.type = ANY(${bind([...query.types])}::text[])`)
+  if (query.accountId !== undefined) conditions.push(`e.account_id = ${bind(query.accountId)}`)
+  if (query.since !== undefined) conditions.push(`e.occurred_at >= ${bind(query.since)}`)
+  if (query.until !== undefined) conditions.push(`e.occurred_at < ${bind(query.until)}`)
+  if (query.actor !== undefined) conditions.push(`e.actor = ${bind(query.actor)}`)
+  if (query.visibleTo !== undefined) {
+    const owner = bind(query.visibleTo.userId)
+    conditions.push(
+      `(CASE WHEN e.account_id IS NULL THEN e.actor = ${owner}::text
+        ELSE EXISTS (SELECT 1 FROM portcullis_service_accounts a WHERE a.id = e.account_id
+          AND (a.user_id IS NULL OR a.user_id = ${owner}::text)) END)`,
+    )
+  }
+  const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
+  const columns = EVENT_COLUMNS.split(', ')
+    .map((column) => `e.${column}`)
+    .join(', ')
+  const paging = params.length
+  return {
+    page: {
+      text: `SELECT ${columns} FROM portcullis_audit_events e ${filter}
+        ORDER BY e.seq DESC LIMIT $${paging + 1} OFFSET $${paging + 2}`,
+      params: [...params, query.limit, query.offset],
+    },
+    count: { text: `SELECT count(*) AS total FROM portcullis_audit_events e ${filter}`, params },
+  }
+}
+
+function textColumn(row: SqlRow, column: string): string {
+  const value = row[column]
+  if (typeof value !== 'string') throw new TypeError(`column ${column} is not text`)
+  return value
+}
