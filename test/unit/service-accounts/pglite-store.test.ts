@@ -11,6 +11,10 @@ import { runStoreContract } from '../../contract/service-account-store.js'
 import { embeddedContractDatabases } from '../../helpers/embedded-contract.js'
 import { LogCapture } from '../../helpers/log-capture.js'
 
+// The whole store contract on PGlite: about 25 s alone, over 100 s on a machine whose cores are
+// all busy (PGlite's WebAssembly does every statement on this process's one thread).
+t.setTimeout(300_000)
+
 const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
 t.teardown(() => rm(root, { recursive: true, force: true }))
 const embedded = await embeddedContractDatabases(t)
