@@ -73,7 +73,9 @@ export function gatewayConfig(
       // Lets the flood scenario's generators pose as distinct clients with X-Forwarded-For.
       trusted_proxies: ['127.0.0.1/32'],
     },
-    upstream: { url: setup.upstreamUrl },
+    // The bench upstream answers every request with the same 100 bytes: it cannot tell the
+    // gateway which AgentOS it is, so the line is pinned (its catalogue only maps routes).
+    upstream: { url: setup.upstreamUrl, agentos_version: '2.9' },
     auth,
     service_accounts: {
       cache_ttl_seconds: setup.cacheTtlSeconds,

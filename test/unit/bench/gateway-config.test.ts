@@ -1,0 +1,24 @@
+import t from 'tap'
+import { stringify } from 'yaml'
+import { gatewayConfig } from '../../../bench/systems/gateway.js'
+import { parseConfig } from '../../../src/config/load.js'
+
+// The bench upstream answers every request with the same 100 bytes, so a gateway that asks it
+// which AgentOS it is refuses to start: every Portcullis row of `npm run bench` was skipped.
+void t.test('a bench gateway config is valid and pins the AgentOS line', async (t) => {
+  const config = gatewayConfig(
+    {
+      name: 'main',
+      upstreamUrl: 'http://127.0.0.1:7777',
+      auth: { kind: 'security_key', key: 'k-1-security-key-8d2f6b0a4e9c7a1f3b5d' },
+      store: { kind: 'embedded', dataDir: '/tmp/portcullis-bench-store' },
+      cacheTtlSeconds: 30,
+      cacheMaxEntries: 1000,
+      accessLog: true,
+    },
+    8000,
+    9000,
+  )
+  const parsed = parseConfig(stringify(config), 'bench', { env: {}, readFile: () => '' })
+  t.equal(parsed.upstream.agentos_version, '2.9', 'no probe of an upstream that is no AgentOS')
+})
