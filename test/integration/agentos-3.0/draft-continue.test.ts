@@ -5,7 +5,8 @@
  * continue a run stamped with a draft; everyone else gets the family's not-found.
  */
 import t from 'tap'
-import { ADMIN, mintAccount, passed, refused, start, token, type Stack } from './helpers.js'
+import { draftScene } from './draft-scene.js'
+import { passed, refused } from './helpers.js'
 
 const AUTHOR = ['components:write', 'agents:run', 'teams:run', 'workflows:run']
 const RUNNER = ['agents:run', 'teams:run', 'workflows:run']
@@ -15,35 +16,15 @@ interface StartedRun {
   readonly session_id: string
 }
 
-async function component(stack: Stack, credential: string, id: string, type: string) {
-  const reply = await stack.call('POST', '/components', {
-    token: credential,
-    json: { name: id, component_id: id, component_type: type, config: {} },
-  })
-  if (reply.status !== 201) throw new Error(`component ${id}: ${reply.status} ${reply.text}`)
-}
-
 for (const userIsolation of [false, true]) {
   void t.test(
     `continuing stamped runs, user isolation ${userIsolation ? 'on' : 'off'}`,
     async (t) => {
-      const stack = await start(t, { userIsolation })
-      const admin = await token([ADMIN], 'root')
-      const alice = await token(AUTHOR, 'alice')
-      const bob = await token(RUNNER, 'bob')
-      const runner = await mintAccount(stack, admin, 'runner', RUNNER)
-      // Version 1 of each is a draft, owned by alice; a1 gets a published version 2.
-      await component(stack, alice, 'a1', 'agent')
-      await component(stack, alice, 't1', 'team')
-      await component(stack, alice, 'w1', 'workflow')
-      passed(
-        t,
-        await stack.call('POST', '/components/a1/configs', {
-          token: alice,
-          json: { config: {}, stage: 'published' },
-        }),
-        201,
-      )
+      const { stack, admin, alice, bob, runner } = await draftScene(t, {
+        userIsolation,
+        author: AUTHOR,
+        runner: RUNNER,
+      })
       const run = async (family: string, id: string, credential: string, fields: object) => {
         const reply = await stack.call('POST', `/${family}/${id}/runs`, {
           token: credential,

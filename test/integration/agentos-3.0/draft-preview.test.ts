@@ -5,7 +5,8 @@
  * everyone else gets the family's not-found.
  */
 import t from 'tap'
-import { ADMIN, mintAccount, passed, refused, start, token, type Stack } from './helpers.js'
+import { draftScene } from './draft-scene.js'
+import { passed, refused } from './helpers.js'
 
 const AUTHOR = [
   'components:read',
@@ -30,38 +31,13 @@ function multipart(fields: Record<string, string>): { body: string; contentType:
   }
 }
 
-async function component(
-  stack: Stack,
-  credential: string,
-  id: string,
-  type: string,
-): Promise<void> {
-  const reply = await stack.call('POST', '/components', {
-    token: credential,
-    json: { name: id, component_id: id, component_type: type, config: {} },
-  })
-  if (reply.status !== 201) throw new Error(`component ${id}: ${reply.status} ${reply.text}`)
-}
-
 for (const userIsolation of [false, true]) {
   void t.test(`draft versions, user isolation ${userIsolation ? 'on' : 'off'}`, async (t) => {
-    const stack = await start(t, { userIsolation })
-    const admin = await token([ADMIN], 'root')
-    const alice = await token(AUTHOR, 'alice')
-    const bob = await token(RUNNER, 'bob')
-    const runner = await mintAccount(stack, admin, 'runner', RUNNER)
-    // Version 1 of each is a draft, owned by alice; a1 gets a published version 2.
-    await component(stack, alice, 'a1', 'agent')
-    await component(stack, alice, 't1', 'team')
-    await component(stack, alice, 'w1', 'workflow')
-    passed(
-      t,
-      await stack.call('POST', '/components/a1/configs', {
-        token: alice,
-        json: { config: {}, stage: 'published' },
-      }),
-      201,
-    )
+    const { stack, admin, alice, bob, runner } = await draftScene(t, {
+      userIsolation,
+      author: AUTHOR,
+      runner: RUNNER,
+    })
     const run = (family: string, id: string, credential: string, fields: object) =>
       stack.call('POST', `/${family}/${id}/runs`, {
         token: credential,

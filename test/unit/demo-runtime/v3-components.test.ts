@@ -1,5 +1,5 @@
 /** The 3.0 component catalogue of the demo runtime, and runs pinned to a component version. */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { AgentRuntime } from '../../../demo/runtime/index.js'
 import { call, form, startRuntime } from './helpers.js'
 
@@ -149,16 +149,22 @@ void t.test('patch a component; configs: create, publish, set current, delete', 
   t.same(noComponent.body, { detail: 'Component zz not found' })
 })
 
+/** A 3.0 runtime whose catalogue holds agent a1 (`Agent One`) at version 1. */
+async function withAgentOne(t: Test, config: Record<string, unknown>) {
+  const runtime = await startRuntime(t, { agentos: '3.0' })
+  await call(base(runtime), 'POST', '/components', {
+    name: 'Agent One',
+    component_id: 'a1',
+    component_type: 'agent',
+    config,
+  })
+  return runtime
+}
+
 void t.test(
   'an open 3.0 runs any version, draft or published, of a catalogued agent',
   async (t) => {
-    const runtime = await startRuntime(t, { agentos: '3.0' })
-    await call(base(runtime), 'POST', '/components', {
-      name: 'Agent One',
-      component_id: 'a1',
-      component_type: 'agent',
-      config: { v: 1 },
-    })
+    const runtime = await withAgentOne(t, { v: 1 })
     const run = (fields: Record<string, string>, family = 'agents', id = 'a1') =>
       call(base(runtime), 'POST', `/${family}/${id}/runs`, form({ message: 'hi', ...fields }))
     const draft = await run({ version: '1', user_id: 'anyone' })
@@ -195,13 +201,7 @@ void t.test(
 void t.test(
   'a pinned run is stamped with its version, which a continue resolves again',
   async (t) => {
-    const runtime = await startRuntime(t, { agentos: '3.0' })
-    await call(base(runtime), 'POST', '/components', {
-      name: 'Agent One',
-      component_id: 'a1',
-      component_type: 'agent',
-      config: {},
-    })
+    const runtime = await withAgentOne(t, {})
     const start = async (fields: Record<string, string>) => {
       const reply = await call(
         base(runtime),

@@ -9,29 +9,16 @@ import { GatewayError } from '../../../../src/errors.js'
 import { PASS_THROUGH } from '../../../../src/upstream/forward-plan.js'
 import { gatewayErrorOf } from '../../auth/helpers.js'
 import { jwtPrincipal } from '../helpers.js'
-import {
-  ADMIN,
-  fakeLookup,
-  MemoryOwners,
-  plannedBody,
-  runStage,
-  stageDeps,
-  stageRequest,
-} from './helpers.js'
+import { ADMIN, draftStageDeps, plannedBody, runStage, stageRequest } from './helpers.js'
 
 const bob = jwtPrincipal(['agents:run'], 'bob')
 const alice = jwtPrincipal(['agents:run'], 'alice')
 const FORM = 'application/x-www-form-urlencoded'
 
-async function setup() {
-  const owners = new MemoryOwners()
-  await owners.record('component', 'a1', 'alice')
-  const { lookup, calls } = fakeLookup({
-    '/components/a1/configs/1': { status: 200, value: { version: 1, stage: 'draft' } },
-    '/components/a1/configs/2': { status: 200, value: { version: 2, stage: 'published' } },
+function setup() {
+  return draftStageDeps({
     '/components/a1/configs/9': { status: 404, value: { detail: 'Config a1 v9 not found' } },
   })
-  return { ...stageDeps({ owners, lookup, userIsolation: false }), calls }
 }
 
 const run = (principal = bob, body: string, contentType = FORM) =>

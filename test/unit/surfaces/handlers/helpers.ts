@@ -203,3 +203,18 @@ export function page(rows: unknown[], pageNumber: number, limit: number, totalPa
     },
   }
 }
+
+/**
+ * The draft scene of the version checks: alice owns a1, whose config 1 is a draft and config 2 is
+ * published; `answers` adds the upstream reads of one test file.
+ */
+export async function draftStageDeps(answers: Record<string, { status: number; value?: unknown }>) {
+  const owners = new MemoryOwners()
+  await owners.record('component', 'a1', 'alice')
+  const { lookup, calls } = fakeLookup({
+    '/components/a1/configs/1': { status: 200, value: { version: 1, stage: 'draft' } },
+    '/components/a1/configs/2': { status: 200, value: { version: 2, stage: 'published' } },
+    ...answers,
+  })
+  return { ...stageDeps({ owners, lookup, userIsolation: false }), calls }
+}

@@ -6,15 +6,7 @@ import t from 'tap'
 import { PASS_THROUGH } from '../../../../src/upstream/forward-plan.js'
 import { gatewayErrorOf } from '../../auth/helpers.js'
 import { jwtPrincipal } from '../helpers.js'
-import {
-  ADMIN,
-  fakeLookup,
-  MemoryOwners,
-  plannedBody,
-  runStage,
-  stageDeps,
-  stageRequest,
-} from './helpers.js'
+import { ADMIN, draftStageDeps, plannedBody, runStage, stageRequest } from './helpers.js'
 
 const bob = jwtPrincipal(['agents:run'], 'bob')
 const alice = jwtPrincipal(['agents:run'], 'alice')
@@ -22,10 +14,8 @@ const FORM = 'application/x-www-form-urlencoded'
 const RUN = '/agents/a1/runs/r1'
 const stamped = (stamp: unknown) => ({ status: 200, value: { run_id: 'r1', metadata: stamp } })
 
-async function setup() {
-  const owners = new MemoryOwners()
-  await owners.record('component', 'a1', 'alice')
-  const { lookup, calls } = fakeLookup({
+function setup() {
+  return draftStageDeps({
     [`${RUN}?session_id=draft`]: stamped({ agno_component_version: 1 }),
     [`${RUN}?session_id=published`]: stamped({ agno_component_version: 2 }),
     [`${RUN}?session_id=text`]: stamped({ agno_component_version: ' 1 ' }),
@@ -34,10 +24,7 @@ async function setup() {
     [`${RUN}?session_id=no-metadata`]: stamped(null),
     [`${RUN}?session_id=elsewhere`]: { status: 404, value: { detail: 'Run not found' } },
     [`${RUN}?session_id=broken`]: { status: 500, value: { detail: 'Internal Server Error' } },
-    '/components/a1/configs/1': { status: 200, value: { version: 1, stage: 'draft' } },
-    '/components/a1/configs/2': { status: 200, value: { version: 2, stage: 'published' } },
   })
-  return { ...stageDeps({ owners, lookup, userIsolation: false }), calls }
 }
 
 const resume = (principal: typeof bob, body: string) =>
