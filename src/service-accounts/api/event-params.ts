@@ -48,14 +48,18 @@ export function parseEventParams(
   }
 }
 
-function parseTypes(query: URLSearchParams, found: ValidationIssue[]): AuditEventType[] | undefined {
+function parseTypes(
+  query: URLSearchParams,
+  found: ValidationIssue[],
+): AuditEventType[] | undefined {
   const given = query.getAll('type')
   if (given.length === 0) return undefined
   const types: AuditEventType[] = []
   const items = given.flatMap((value) => value.split(','))
   for (const [index, item] of items.entries()) {
     const type = AUDIT_EVENT_TYPES.find((known) => known === item.trim())
-    if (type === undefined) found.push(issues.literalError(['query', 'type', index], item, EXPECTED_TYPES))
+    if (type === undefined)
+      found.push(issues.literalError(['query', 'type', index], item, EXPECTED_TYPES))
     else if (!types.includes(type)) types.push(type)
   }
   return types
