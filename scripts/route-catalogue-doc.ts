@@ -115,7 +115,7 @@ export function renderRouteCatalogue(): string {
   }
   parts.push(
     '',
-    "## Portcullis's own routes",
+    '## Routes Portcullis adds',
     '',
     'Routes no AgentOS line has, added to every line’s scope table after its own entries',
     '(`scope_mappings` can override them as any entry). Which accounts a caller may read there',

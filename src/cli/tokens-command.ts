@@ -188,7 +188,11 @@ async function listEvents(
     const paged = new URLSearchParams(query)
     paged.set('page', String(page))
     paged.set('limit', String(size))
-    const response = await callGateway(target, 'GET', `/service-accounts/events?${paged}`)
+    const response = await callGateway(
+      target,
+      'GET',
+      `/service-accounts/events?${paged.toString()}`,
+    )
     if (response.status !== 200) {
       printErrorBody(response, options)
       throw new CliError(`events failed (${response.status}): ${detailOf(response.body)}`)

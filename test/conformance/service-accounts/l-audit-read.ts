@@ -4,6 +4,7 @@
  * listing, and owner-scoped on the 3.0 line (SA-6) as the listing is. The events are real: mints
  * and revokes made through the API with real JWTs and service-account tokens.
  */
+import { createHash } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { startRuntime } from '../../helpers/runtime.js'
 import { ADMIN, ip, jConfig, jwt, stack, type Reply, type Stack } from '../fixtures.js'
@@ -151,6 +152,8 @@ onStore(t, async (t, store) => {
       }
       for (const account of [ws, a1, b1, pat, p1, a1again]) {
         t.notOk(reply.text.includes(account.token.slice(8)), 'no token')
+        const hash = createHash('sha256').update(account.token).digest('hex')
+        t.notOk(reply.text.includes(hash), 'no token hash')
       }
     })
 

@@ -14,7 +14,7 @@ void t.test('docs/route-catalogue.md is what the catalogue says (npm run gen)', 
     '## AgentOS 3.0',
     '`/queue/jobs`',
     '(105 entries)',
-    "## Portcullis's own routes",
+    '## Routes Portcullis adds',
     '`/service-accounts/*/events`',
   ]) {
     t.ok(expected.includes(text), text)
