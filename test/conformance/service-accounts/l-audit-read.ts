@@ -279,6 +279,10 @@ onStore(t, async (t, store) => {
       refused(t, revoke, 404, notFound('events'))
       const post = await J.call('POST', '/service-accounts/events', { token: admin })
       refused(t, post, 405, 'Method Not Allowed')
+      const deleteEvents = await J.call('DELETE', `/service-accounts/${a1.id}/events`, {
+        token: admin,
+      })
+      refused(t, deleteEvents, 405, 'Method Not Allowed')
       refused(t, await accountEvents(J, admin, `${a1.id}/more`), 404, 'Not Found')
     })
 
