@@ -1,5 +1,5 @@
 import type { BenchReport, ScenarioSummary } from '../lib/types.js'
-import { comparedScenarios, RSA_FRESH_TARGET } from './cpu-targets.js'
+import { ACCESS_LOG_TARGET, comparedScenarios, RSA_FRESH_TARGET } from './cpu-targets.js'
 import type { TargetResult } from './targets.js'
 
 function describe(s: ScenarioSummary | undefined): string {
@@ -9,23 +9,13 @@ function describe(s: ScenarioSummary | undefined): string {
 
 /** Facts from the run that bound a missed target: where the time went, as measured. */
 export function limitNote(target: TargetResult, report: BenchReport): string {
-  const find = (id: string) => report.summaries.find((s) => s.scenario === id)
   switch (target.id) {
-    case 'sa-vs-nginx':
-      return `Portcullis (warm service-account token): ${describe(find('pc-sa-warm'))}; nginx: ${describe(find('nginx'))}. With the system under test alone on its core, throughput is that core divided by the CPU per request.`
-    case 'jwt-vs-haproxy':
-      return `Portcullis (repeated RS256, verified-token cache): ${describe(find('pc-rs256-same'))}; HAProxy jwt_verify: ${describe(find('haproxy-jwt'))}.`
-    case 'auth-vs-excluded':
-      return `Authenticated: ${describe(find('pc-sa-warm'))}; excluded route: ${describe(find('pc-excluded'))}. The difference is the per-request cost of authentication, authorization and identity headers.`
     case 'latency-p50':
-    case 'latency-p99-issue14':
     case 'latency-p99': {
       const l = report.latency
       if (l === null) return 'not measured'
       return `Direct p50/p99 ${(l.direct.p50Us / 1000).toFixed(3)}/${(l.direct.p99Us / 1000).toFixed(3)} ms; through the gateway ${(l.gateway.p50Us / 1000).toFixed(3)}/${(l.gateway.p99Us / 1000).toFixed(3)} ms at ${l.rate} req/s.`
     }
-    case 'pg-nocache':
-      return `Cache off against PostgreSQL: ${describe(find('pc-sa-pg-nocache'))}; every request waits for one indexed lookup.`
     case 'flood': {
       const f = report.flood
       if (f === null) return 'not measured'
@@ -34,15 +24,8 @@ export function limitNote(target: TargetResult, report: BenchReport): string {
         .join(', ')
       return `The flood ran at ${Math.round(f.floodAchievedRps).toLocaleString('en-US')} req/s of the ${f.floodRate.toLocaleString('en-US')} asked (answers: ${statuses || 'none'}); good clients went from ${Math.round(f.aloneRps).toLocaleString('en-US')} to ${Math.round(f.underFloodRps).toLocaleString('en-US')} req/s.`
     }
-    case 'revocation': {
-      const r = report.revocation
-      if (r === null) return 'not measured'
-      return `p50 ${r.p50Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms, ${r.timedOut} of ${r.tokens} never refused within 2 s; after A's answer p99 ${r.afterAckP99Ms.toFixed(1)} ms.`
-    }
     default:
-      return comparedScenarios(target.id).length > 0
-        ? cpuNote(target, report)
-        : memoryNote(target, report)
+      return comparedScenarios(target.id).length > 0 ? cpuNote(target, report) : memoryNote(report)
   }
 }
 
@@ -53,6 +36,7 @@ function cpuNote(target: TargetResult, report: BenchReport): string {
     return `${summary?.label ?? id}: ${describe(summary)}`
   })
   const verify = report.rsaVerify
+  if (target.id === ACCESS_LOG_TARGET) rows.push(`rounds of ${report.options.durationS} s`)
   if (target.id === RSA_FRESH_TARGET) {
     rows.push(
       verify == null
@@ -64,9 +48,8 @@ function cpuNote(target: TargetResult, report: BenchReport): string {
 }
 
 /** What the memory phase measured beside the value a memory target reads. */
-function memoryNote(target: TargetResult, report: BenchReport): string {
-  const store = target.id.startsWith('embedded') ? 'embedded' : 'postgres'
-  const m = report.memory.find((result) => result.store === store)
+function memoryNote(report: BenchReport): string {
+  const m = report.memory.find((result) => result.store === 'postgres')
   if (m === undefined) return 'not measured'
   const start = `RSS ${m.rssBeforeMb.toFixed(1)} MB after start${m.startPeakMb === undefined ? '' : ` (peak ${m.startPeakMb.toFixed(1)} MB during it)`}`
   const cached = `${m.rssAfterMb.toFixed(1)} MB with ${m.accounts.toLocaleString('en-US')} accounts cached (V8 heap ${m.heapUsedMb.toFixed(1)} MB${m.heapPerAccountBytes == null ? '' : `, ${Math.round(m.heapPerAccountBytes)} bytes per account after GC`})`

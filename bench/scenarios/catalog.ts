@@ -7,6 +7,7 @@ export type SystemKey =
   | 'nginx'
   | 'haproxy'
   | 'haproxy-jwt'
+  | 'fastify-rs256'
   | 'gw-main'
   | 'gw-nolog'
   | 'gw-rs256'
@@ -40,8 +41,9 @@ export interface ThroughputScenario {
 
 export const AUTH_PATH = '/agents/bench-agent'
 export const EXCLUDED_PATH = '/health'
-/** Answered by bench/upstream/koa-proxy.ts itself. */
+/** Answered by bench/upstream/koa-proxy.ts itself: from a thrown error, or set on the response. */
 export const KOA_LOCAL_401_PATH = '/local-401'
+export const KOA_LOCAL_401_SET_PATH = '/local-401-set'
 
 const scenario = (
   id: string,
@@ -71,8 +73,22 @@ export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
     KOA_LOCAL_401_PATH,
     401,
   ),
+  scenario(
+    'koa-floor-401-set',
+    'Koa, 401 set on the response (no throw, no upstream, no logic)',
+    'koa-floor',
+    'none',
+    KOA_LOCAL_401_SET_PATH,
+    401,
+  ),
   scenario('haproxy', 'HAProxy plain proxy', 'haproxy', 'none'),
   scenario('haproxy-jwt', 'HAProxy jwt_verify RS256', 'haproxy-jwt', 'rs256-same'),
+  scenario(
+    'fastify-rs256-same',
+    'Fastify peer (reply-from, @fastify/jwt with its cache, no logging), RS256 JWT, same token',
+    'fastify-rs256',
+    'rs256-same',
+  ),
   scenario('pc-excluded', 'Portcullis, excluded route (/health)', 'gw-main', 'none', EXCLUDED_PATH),
   scenario('pc-sa-warm', 'Portcullis, service-account token (warm cache)', 'gw-main', 'sa-main'),
   scenario(

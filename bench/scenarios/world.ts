@@ -6,6 +6,7 @@ import type { Tools } from '../lib/machine.js'
 import { repin, type Pinning } from '../lib/pin.js'
 import { pidsWithArguments } from '../lib/proc.js'
 import type { RunningGateway } from '../systems/gateway.js'
+import { startFastifyPeer } from '../systems/fastify.js'
 import { startHaproxy } from '../systems/haproxy.js'
 import { startNginx } from '../systems/nginx.js'
 import type { RunningSystem } from '../systems/system.js'
@@ -95,7 +96,7 @@ export async function buildWorld(
   const jwt = world.jwt
   const algs = new Set<JwtAlgorithm>()
   for (const key of needed) if (ALG_OF[key] !== undefined) algs.add(ALG_OF[key])
-  if (needed.has('haproxy-jwt')) algs.add('RS256')
+  if (needed.has('haproxy-jwt') || needed.has('fastify-rs256')) algs.add('RS256')
   for (const alg of algs) {
     log(`generating ${alg} keys and fresh tokens…`)
     const material = jwtMaterial(alg, dir)
@@ -150,6 +151,18 @@ export async function buildWorld(
         : undefined
     await attempt(key, () =>
       startHaproxy(tools.haproxy as string, dir, key, upstreamPort, pinning.sut, check),
+    )
+  }
+
+  const rs256 = jwt.get('RS256')
+  if (needed.has('fastify-rs256') && rs256 !== undefined) {
+    const check = {
+      publicKeyPem: rs256.key.verification,
+      validToken: rs256.repeated,
+      forgedToken: forge(rs256.repeated),
+    }
+    await attempt('fastify-rs256', () =>
+      startFastifyPeer(dir, upstream.baseUrl, pinning.sut, check),
     )
   }
 

@@ -1,7 +1,8 @@
 import { closeSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { start } from '../lib/cleanup.js'
-import { freePort, httpRequest, waitForHttp } from '../lib/net.js'
+import { freePort, waitForHttp } from '../lib/net.js'
+import { checkVerification, type JwtCheck } from './jwt-check.js'
 import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './system.js'
 
 /**
@@ -44,12 +45,7 @@ backend bench_upstream
 `
 }
 
-export interface HaproxyJwt {
-  readonly publicKeyPem: string
-  /** A token it must accept and one (a forged signature) it must refuse. */
-  readonly validToken: string
-  readonly forgedToken: string
-}
+export type HaproxyJwt = JwtCheck
 
 export async function startHaproxy(
   haproxyPath: string,
@@ -81,19 +77,6 @@ export async function startHaproxy(
   } catch (error) {
     throw new Error(`${String(error)}\n${tail(out.path)}`, { cause: error })
   }
-  if (jwt !== undefined) await checkVerification(baseUrl, jwt)
+  if (jwt !== undefined) await checkVerification(baseUrl, jwt, 'HAProxy jwt_verify')
   return runningSystem(name, baseUrl, child)
-}
-
-/** Proves the check is real: a forged signature and a missing token must both be refused. */
-async function checkVerification(baseUrl: string, jwt: HaproxyJwt): Promise<void> {
-  const forged = await httpRequest(`${baseUrl}/agents/bench-agent`, {
-    headers: { authorization: `Bearer ${jwt.forgedToken}` },
-  })
-  const missing = await httpRequest(`${baseUrl}/agents/bench-agent`)
-  if (![401, 403].includes(forged.status) || ![401, 403].includes(missing.status)) {
-    throw new Error(
-      `HAProxy jwt_verify is not verifying: a forged token got ${forged.status}, no token ${missing.status}`,
-    )
-  }
 }

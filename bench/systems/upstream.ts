@@ -32,12 +32,14 @@ export async function startKoaProxy(
   return startNodeServer('koa-floor', KOA_PROXY, [upstreamUrl], dir, cpus)
 }
 
-async function startNodeServer(
+/** A bench server in a Node process of its own, ready once `/health` answers 200 (with `headers`). */
+export async function startNodeServer(
   name: string,
   script: string,
   args: readonly string[],
   dir: string,
   cpus: string | null,
+  headers: Record<string, string> = {},
 ): Promise<RunningSystem> {
   const port = await freePort()
   const out = logFile(join(dir, `${name}.log`))
@@ -49,7 +51,7 @@ async function startNodeServer(
   const log = out.path
   const baseUrl = `http://127.0.0.1:${port}`
   try {
-    await waitForHttp(`${baseUrl}/health`, `the ${name}`, isAlive(child), 20_000)
+    await waitForHttp(`${baseUrl}/health`, `the ${name}`, isAlive(child), 20_000, headers)
   } catch (error) {
     throw new Error(`${String(error)}\n${tail(log)}`, { cause: error })
   }

@@ -2,7 +2,8 @@
  * The floor of a Koa gateway: the bare Node proxy's relay (node:http + undici, no logic) run as
  * Koa middleware, with an error middleware in front as Portcullis has. `/local-401` is answered by
  * the app itself, from an error thrown by a middleware and turned into `{"detail": …}`, as
- * Portcullis answers a request without a credential. Run:
+ * Portcullis answers a request without a credential; `/local-401-set` is the same answer set on
+ * the response by the middleware itself, nothing thrown. Run:
  * node --import tsx bench/upstream/koa-proxy.ts <port> <upstream-url>
  */
 import { createServer } from 'node:http'
@@ -19,6 +20,7 @@ if (!Number.isInteger(port) || port <= 0 || upstreamUrl === undefined) {
 
 const pool = new Pool(upstreamUrl, { connections: 128, pipelining: 1 })
 const LOCAL_401_PATH = '/local-401'
+const LOCAL_401_SET_PATH = '/local-401-set'
 
 class Refusal extends Error {}
 
@@ -33,6 +35,12 @@ app.use(async (ctx, next) => {
   }
 })
 app.use(async (ctx) => {
+  if (ctx.path === LOCAL_401_SET_PATH) {
+    ctx.status = 401
+    ctx.set('www-authenticate', 'Bearer')
+    ctx.body = { detail: 'Not authenticated' }
+    return
+  }
   if (ctx.path === LOCAL_401_PATH) {
     // Without a stack, as Portcullis's refusals.
     const limit = Error.stackTraceLimit

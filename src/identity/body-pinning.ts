@@ -1,12 +1,9 @@
 import { GatewayError } from '../errors.js'
 import type { ClientBody } from '../inbound/client-body.js'
-import type { FieldPin, ObservedFields } from './field-pin.js'
+import type { ParsedForm } from '../inbound/multipart-parser.js'
+import { observe, type FieldPin, type ObservedFields } from './field-pin.js'
 import { pinJsonMembers } from './json-members.js'
-import { rewriteMultipart } from './multipart-rewriter.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
-
-/** Starlette's defaults allow 1000 fields and 1000 files. */
-export const MAX_MULTIPART_PARTS = 2_000
 
 export interface BodyPins {
   /** Pins for url-encoded and multipart forms. */
@@ -23,10 +20,12 @@ const NOTHING_OBSERVED: ObservedFields = new Map()
 /**
  * Applies the pins to a request body as the upstream will parse it (ISO-2), as edits of the
  * request's one body; returns the client's values of the observed fields. Reads a body only when
- * something may change or must be inspected; other bodies stream through untouched.
+ * something may change or must be inspected; other bodies stream through untouched. A multipart
+ * form is re-serialized (even with nothing to pin, when inspected) so that the upstream reads
+ * exactly the parts the gateway read; its pins are applied, with any later step's edits, in the
+ * one rewrite that forwards it.
  */
 export async function pinBody(body: ClientBody, pins: BodyPins): Promise<ObservedFields> {
-  const maxBytes = body.limits.maxBytes
   switch (body.kind) {
     case 'json': {
       if (pins.json.length === 0 && !pins.inspect) return NOTHING_OBSERVED
@@ -49,25 +48,9 @@ export async function pinBody(body: ClientBody, pins: BodyPins): Promise<Observe
     }
     case 'multipart': {
       if (pins.form.length === 0 && !pins.inspect) return NOTHING_OBSERVED
-      let done: Promise<ObservedFields> = Promise.resolve(NOTHING_OBSERVED)
-      const rewrite = body.pipeThrough((input, contentType) => {
-        const rewritten = rewriteMultipart(input, contentType, {
-          pins: pins.form,
-          observed: pins.observed,
-          maxFieldBytes: maxBytes,
-          maxParts: MAX_MULTIPART_PARTS,
-        })
-        done = rewritten.done
-        return rewritten
-      })
-      if (!pins.inspect) return NOTHING_OBSERVED
-      try {
-        const [, observed] = await Promise.all([body.bytes(), done])
-        return observed
-      } catch (error) {
-        rewrite.body.destroy()
-        throw rewriterFailure(error)
-      }
+      const form = pins.inspect ? await body.form() : undefined
+      body.editForm({ set: pins.form })
+      return form === undefined ? NOTHING_OBSERVED : observedIn(form, pins.observed)
     }
     case 'none':
     case 'other':
@@ -75,8 +58,10 @@ export async function pinBody(body: ClientBody, pins: BodyPins): Promise<Observe
   }
 }
 
-/** Reading the rewriter's output fails with its own error wrapped; the client gets the original. */
-function rewriterFailure(error: unknown): unknown {
-  const wrapped = error instanceof GatewayError && error.reason === 'body.unreadable'
-  return wrapped && error.cause instanceof GatewayError ? error.cause : error
+/** The client's values of the `observed` text fields of a form. */
+function observedIn(form: ParsedForm, observed: readonly string[]): ObservedFields {
+  const seen = new Map<string, unknown[]>()
+  for (const part of form.parts)
+    if ('text' in part && observed.includes(part.name)) observe(seen, part.name, part.text)
+  return seen
 }

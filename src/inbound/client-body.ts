@@ -1,7 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
 import { mediaKind, type BodyKind } from './body-kind.js'
+import type { FormEdit } from './form-edits.js'
 import { jsonNestingExceeds, jsonTooDeep } from './json-depth.js'
+import { checkMultipartType, parseForm, type ParsedForm } from './multipart-parser.js'
+import { rewriteForm, type FormRewriter } from './multipart-rewriter.js'
 import { hasBody, readBoundedBody } from './request-body.js'
 import { parseJson } from './strict-json.js'
 
@@ -22,20 +25,16 @@ export interface ForwardedBody {
   readonly contentType: string | undefined
 }
 
-/** A streaming rewrite of a body: its output and the output's Content-Type. */
-export interface StreamRewrite {
-  readonly body: Readable
-  readonly contentType: string
-}
-
 /**
  * The one owner of a request's body, for every step that looks into it (identity pins, the
  * surfaces, the handler checks) and for the upstream layer that forwards it. Nothing is read
  * until a step asks: a body nobody looks into reaches the upstream as the client's stream,
  * untouched. Asked for, the client's stream is read once (`maxBytes` at most); the bytes, the
- * JSON value parsed from them (once, `maxDepth` deep at most) or a streaming rewrite are the
- * current body, and each step's edit applies to what the steps before it left. A body whose JSON
- * value was edited is serialized once, when it is forwarded or when a step asks for its bytes.
+ * JSON value parsed from them (once, `maxDepth` deep at most) or the multipart form parsed from
+ * them are the current body, and each step's edit applies to what the steps before it left. A
+ * body whose JSON value was edited is serialized once, when it is forwarded or when a step asks
+ * for its bytes; the edits of a multipart form are recorded and applied together in one
+ * streaming rewrite, when it is forwarded.
  */
 export class ClientBody {
   readonly #client: Readable
@@ -48,11 +47,23 @@ export class ClientBody {
   #json: RequestJson | undefined
   /** A JSON value set by a step: the bytes are stale until it is serialized. */
   #edit: { readonly value: unknown } | undefined
+  /** The edits of a multipart form, in the order the steps made them: the bytes are stale too. */
+  #formEdits: FormEdit[] = []
+  /** The multipart form parsed from the current bytes, when a step read it whole. */
+  #form: ParsedForm | undefined
+  readonly #rewrite: FormRewriter
 
-  constructor(client: Readable, headers: IncomingHttpHeaders, limits: BodyLimits) {
+  /** `rewrite`: how a multipart form's edits are applied (given only to observe it). */
+  constructor(
+    client: Readable,
+    headers: IncomingHttpHeaders,
+    limits: BodyLimits,
+    rewrite: FormRewriter = rewriteForm,
+  ) {
     this.#client = client
     this.#headers = headers
     this.#limits = limits
+    this.#rewrite = rewrite
   }
 
   get limits(): BodyLimits {
@@ -83,7 +94,7 @@ export class ClientBody {
   /** The current body, whole: read from the client (or the rewrite) the first time. */
   async bytes(): Promise<Buffer> {
     if (this.#edit !== undefined) return this.#serialize(this.#edit)
-    const content = this.#content
+    const content = this.#formEdits.length > 0 ? this.#rewritten() : this.#content
     if (Buffer.isBuffer(content)) return content
     this.#reading ??= this.#read(content)
     return this.#reading
@@ -96,21 +107,31 @@ export class ClientBody {
     this.#reading = undefined
     this.#json = undefined
     this.#edit = undefined
+    this.#formEdits = []
+    this.#form = undefined
   }
 
   /**
-   * Streams the current body through `rewrite`, whose output becomes the body; the client's
-   * stream when nothing read it yet.
+   * Records an edit of the current multipart form, applied with the others when the body is
+   * forwarded (or its bytes asked for). 400 at once when the Content-Type names no boundary.
    */
-  pipeThrough(rewrite: (input: Readable, contentType: string) => StreamRewrite): StreamRewrite {
-    const content = this.#current()
-    const input = Buffer.isBuffer(content) ? Readable.from([content]) : (content ?? this.#client)
-    const output = rewrite(input, this.contentType ?? '')
-    this.#content = output.body
-    this.#contentType = output.contentType
-    this.#reading = undefined
-    this.#json = undefined
-    return output
+  editForm(edit: FormEdit): void {
+    if (this.#formEdits.length === 0) checkMultipartType(this.contentType ?? '')
+    this.#formEdits.push(edit)
+  }
+
+  /**
+   * The current multipart form, whole: the body read once (`maxBytes` at most), parsed once
+   * (text fields `maxBytes` long at most, `MAX_MULTIPART_PARTS` parts); what is forwarded is then
+   * written from it. A step reads the form before it edits it.
+   */
+  async form(): Promise<ParsedForm> {
+    if (this.#formEdits.length > 0) throw new Error('a form is read before it is edited')
+    const contentType = this.contentType ?? ''
+    checkMultipartType(contentType)
+    const bytes = await this.bytes()
+    this.#form ??= await parseForm(bytes, { contentType, maxFieldBytes: this.#limits.maxBytes })
+    return this.#form
   }
 
   /**
@@ -131,6 +152,8 @@ export class ClientBody {
   setJson(value: unknown): void {
     this.#edit = { value }
     this.#json = this.#edit
+    this.#formEdits = []
+    this.#form = undefined
   }
 
   /**
@@ -144,7 +167,32 @@ export class ClientBody {
   }
 
   #current(): Buffer | Readable | undefined {
-    return this.#edit === undefined ? this.#content : this.#serialize(this.#edit)
+    if (this.#edit !== undefined) return this.#serialize(this.#edit)
+    return this.#formEdits.length > 0 ? this.#rewritten() : this.#content
+  }
+
+  /** The one rewrite that applies every recorded form edit; its output becomes the body. */
+  #rewritten(): Readable {
+    const maxFieldBytes = this.#limits.maxBytes
+    const content = this.#content
+    const contentType = this.contentType ?? ''
+    const output = this.#rewrite(
+      this.#form !== undefined
+        ? { form: this.#form, maxFieldBytes }
+        : {
+            stream: Buffer.isBuffer(content) ? Readable.from([content]) : (content ?? this.#client),
+            contentType,
+            maxFieldBytes,
+          },
+      this.#formEdits,
+    )
+    this.#formEdits = []
+    this.#form = undefined
+    this.#content = output.body
+    this.#contentType = output.contentType
+    this.#reading = undefined
+    this.#json = undefined
+    return output.body
   }
 
   /** The one serialization of an edited JSON value; its parse stays valid for the bytes. */

@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { CONNECTION_FAILURES } from '../../src/connection-failure.js'
-import { PART_NAME_REQUIRED } from '../../src/identity/multipart-rewriter.js'
+import { PART_NAME_REQUIRED } from '../../src/inbound/multipart-parser.js'
 import { jConfig, jwt, stack } from '../conformance/fixtures.js'
 import { metricValue } from '../helpers/metrics.js'
 import { httpRequest } from '../helpers/raw-http.js'

@@ -1,9 +1,8 @@
 import { GatewayError } from '../../errors.js'
 import type { ClientBody } from '../../inbound/client-body.js'
-import { MAX_MULTIPART_PARTS } from '../../identity/body-pinning.js'
 import type { FieldPin } from '../../identity/field-pin.js'
-import { multipartCharset } from '../../identity/multipart-parts.js'
-import { rewriteMultipart, type FieldScreen } from '../../identity/multipart-rewriter.js'
+import type { FieldScreen } from '../../inbound/form-edits.js'
+import { multipartCharset } from '../../inbound/multipart-parts.js'
 import { rewriteFieldList } from '../../identity/url-encoded-fields.js'
 
 /** Charsets whose text fields read the same, byte for byte, in the gateway and in Starlette. */
@@ -13,13 +12,13 @@ const SAME_READING = new Set(['utf-8', 'utf8'])
  * Puts the form (url-encoded or multipart) of the request's body, as the steps before left it,
  * through `screen`: every value of a screened field is decided on before the upstream can act on
  * it, and written as the screen returns it. A url-encoded form is read whole (`maxBytes` at most)
- * and decided on before anything is sent; a multipart form streams, files included, each
- * screened field held until its screen resolves, and a screen that rejects fails the body before
- * its end, so the upstream never receives a complete request. A body of another kind is left as
+ * and decided on before anything is sent; a multipart form is screened in the one rewrite that
+ * forwards it (with the identity pins): it streams, files included, each screened field held
+ * until its screen resolves, and a screen that rejects fails the body before its end, so the
+ * upstream never receives a complete request. A body of another kind is left as
  * it is: the run routes read forms only.
  */
 export async function screenForm(body: ClientBody, screen: FieldScreen): Promise<void> {
-  const maxBytes = body.limits.maxBytes
   switch (body.kind) {
     case 'urlencoded':
       return screenUrlEncoded(body, screen)
@@ -30,15 +29,7 @@ export async function screenForm(body: ClientBody, screen: FieldScreen): Promise
           reason: 'handlers.multipart_charset',
         })
       }
-      body.pipeThrough((input, contentType) =>
-        rewriteMultipart(input, contentType, {
-          pins: [],
-          observed: [],
-          maxFieldBytes: maxBytes,
-          maxParts: MAX_MULTIPART_PARTS,
-          screen,
-        }),
-      )
+      body.editForm({ screen })
       return
     }
     case 'json':

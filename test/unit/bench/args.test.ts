@@ -1,6 +1,6 @@
 import t from 'tap'
 import { parseArgs } from '../../../bench/lib/args.js'
-import { selectIds, systemsNeeded } from '../../../bench/scenarios/catalog.js'
+import { selectIds, systemsNeeded, THROUGHPUT_SCENARIOS } from '../../../bench/scenarios/catalog.js'
 
 void t.test(
   'defaults are the issue’s: 3 rounds × 10 s, 50 connections, access log on',
@@ -45,4 +45,16 @@ void t.test('systems needed follow the scenarios and phases', async (t) => {
   const needed = systemsNeeded(['flood', 'pc-rs256-fresh', 'haproxy-jwt'])
   t.ok(needed.has('gw-main') && needed.has('gw-rs256') && needed.has('haproxy-jwt'))
   t.notOk(needed.has('nginx'))
+})
+
+void t.test('issue 23’s rows: Koa’s 401 set on the response, the Fastify peer', async (t) => {
+  t.same(selectIds(['koa-floor*']), ['koa-floor', 'koa-floor-401', 'koa-floor-401-set'])
+  t.same([...systemsNeeded(['koa-floor-401-set'])], ['upstream', 'koa-floor'])
+  t.same([...systemsNeeded(['fastify-rs256-same'])], ['upstream', 'fastify-rs256'])
+  const peer = THROUGHPUT_SCENARIOS.find((scenario) => scenario.id === 'fastify-rs256-same')
+  const gateway = THROUGHPUT_SCENARIOS.find((scenario) => scenario.id === 'pc-rs256-same')
+  t.equal(peer?.credential, gateway?.credential, 'the same RS256 token as the gateway’s row')
+  t.equal(peer?.path, gateway?.path)
+  const set = THROUGHPUT_SCENARIOS.find((scenario) => scenario.id === 'koa-floor-401-set')
+  t.same([set?.path, set?.expectStatus], ['/local-401-set', 401])
 })

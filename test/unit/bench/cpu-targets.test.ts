@@ -1,10 +1,12 @@
 import t from 'tap'
 import type { RsaVerifyResult, ScenarioSummary } from '../../../bench/lib/types.js'
 import {
+  accessLogTarget,
   answeredAs,
+  comparedScenarios,
   cpuTargets,
+  fastifyTarget,
   freshRs256Bound,
-  selfAnswerTargets,
 } from '../../../bench/report/cpu-targets.js'
 import { evaluateTargets, type TargetResult } from '../../../bench/report/targets.js'
 
@@ -39,81 +41,112 @@ const verify: RsaVerifyResult = {
 const byId = (targets: readonly TargetResult[]) =>
   Object.fromEntries(targets.map((target) => [target.id, target]))
 
-void t.test('targets 1–4: CPU per request as ratios, each at its bound', async (t) => {
+void t.test('targets 1–3: CPU per request against the Koa floor, each at its bound', async (t) => {
   const targets = byId(
     cpuTargets(
       [
-        summary('node-floor', 40),
-        summary('pc-excluded', 48), // 1.20 × the floor: at the bound
-        summary('pc-sa-warm', 54), // 1.35 × the floor, 1.125 × excluded
-        summary('pc-rs256-same', 56.7), // 1.05 × warm: at the bound
-        summary('pc-es256-same', 56.8), // just over
+        summary('node-floor', 10), // not the floor any more
+        summary('koa-floor', 40),
+        summary('pc-excluded', 46), // 1.15 × the Koa floor: at the bound
+        summary('pc-sa-warm', 52.1), // just over 1.30 ×
+        summary('pc-rs256-same', 54.7), // 1.05 × warm: at the bound
+        summary('pc-es256-same', 54.8), // just over
         summary('pc-hs256-same', 30), // cheaper is fine
       ],
       null,
+      10,
     ),
   )
-  t.equal(targets['cpu-sa-warm-vs-floor']?.status, 'PASS')
-  t.equal(targets['cpu-sa-warm-vs-floor']?.shown, '1.35 × (54.0 / 40.0 µs)')
-  t.equal(targets['cpu-sa-warm-vs-floor']?.source, '14 #1')
-  t.equal(targets['cpu-excluded-vs-floor']?.status, 'PASS')
-  t.equal(targets['cpu-sa-warm-vs-excluded']?.status, 'MISS', '1.125 > 1.10')
-  t.equal(targets['cpu-sa-warm-vs-excluded']?.required, '≤ 1.10 ×')
+  t.equal(targets['cpu-excluded-vs-koa']?.status, 'PASS')
+  t.equal(targets['cpu-excluded-vs-koa']?.shown, '1.15 × (46.0 / 40.0 µs)')
+  t.equal(targets['cpu-excluded-vs-koa']?.source, '23 #1')
+  t.equal(
+    targets['cpu-excluded-vs-koa']?.description,
+    'excluded route (`/health`): CPU/request ≤ 1.15× the Koa floor',
+  )
+  t.equal(targets['cpu-sa-warm-vs-koa']?.status, 'MISS', '1.3025 > 1.30')
+  t.equal(targets['cpu-sa-warm-vs-koa']?.required, '≤ 1.30 ×')
+  t.equal(targets['cpu-sa-warm-vs-koa']?.source, '23 #2')
   t.equal(targets['cpu-rs256-same-vs-sa']?.status, 'PASS')
+  t.equal(targets['cpu-rs256-same-vs-sa']?.source, '23 #3')
   t.equal(targets['cpu-es256-same-vs-sa']?.status, 'MISS')
   t.equal(targets['cpu-hs256-same-vs-sa']?.status, 'PASS')
   t.equal(targets['cpu-rs256-fresh']?.status, 'NOT MEASURED', 'no verify measured')
 })
 
 void t.test('a scenario or its baseline missing is not measured', async (t) => {
-  const targets = byId(cpuTargets([summary('pc-sa-warm', 54)], verify))
-  t.equal(targets['cpu-sa-warm-vs-floor']?.status, 'NOT MEASURED')
-  t.equal(targets['cpu-sa-warm-vs-floor']?.shown, '—')
-  t.equal(targets['cpu-rs256-fresh']?.status, 'NOT MEASURED', 'no floor')
+  const targets = byId(cpuTargets([summary('pc-sa-warm', 54)], verify, 10))
+  t.equal(targets['cpu-sa-warm-vs-koa']?.status, 'NOT MEASURED')
+  t.equal(targets['cpu-sa-warm-vs-koa']?.shown, '—')
+  t.equal(targets['cpu-rs256-fresh']?.status, 'NOT MEASURED', 'no Koa floor')
+  const bareOnly = byId(
+    cpuTargets([summary('node-floor', 40), summary('pc-excluded', 40)], null, 10),
+  )
+  t.equal(bareOnly['cpu-excluded-vs-koa']?.status, 'NOT MEASURED', 'the bare floor does not count')
 })
 
-void t.test('target 5: fresh RS256 against the floor plus 1.5 plain verifies', async (t) => {
+void t.test('target 4: fresh RS256 against the Koa floor plus 1.5 plain verifies', async (t) => {
   t.equal(freshRs256Bound(40, 40), 100)
   t.equal(freshRs256Bound(null, 40), null)
   t.equal(freshRs256Bound(40, Number.NaN), null)
   const at = (fresh: number) =>
-    byId(cpuTargets([summary('node-floor', 40), summary('pc-rs256-fresh', fresh)], verify))[
-      'cpu-rs256-fresh'
-    ]
+    byId(
+      cpuTargets(
+        [summary('node-floor', 10), summary('koa-floor', 40), summary('pc-rs256-fresh', fresh)],
+        verify,
+        10,
+      ),
+    )['cpu-rs256-fresh']
   t.equal(at(100)?.status, 'PASS')
   t.equal(at(100)?.shown, '100.0 µs (bound 100.0 = 40.0 + 1.5 × 40.0 µs)')
   t.equal(at(100.1)?.status, 'MISS')
-  t.equal(at(100)?.source, '14 #5')
+  t.equal(at(100)?.source, '23 #4')
 })
 
 void t.test(
-  'target 7: 401 and 429 rows count only when the answers are what they claim',
+  'target 5: 401 and 429 rows count only when the answers are what they claim',
   async (t) => {
-    const floor = summary('node-floor', 50)
+    const floor = summary('koa-floor', 50)
     const targets = byId(
-      selfAnswerTargets([
-        floor,
-        summary('pc-401', 30, { expectStatus: 401, statuses: { '401': 20_000 } }),
-        summary('pc-429', 31, { expectStatus: 429, statuses: { '429': 9_950, '401': 50 } }),
-      ]),
+      cpuTargets(
+        [
+          floor,
+          summary('pc-401', 30, { expectStatus: 401, statuses: { '401': 20_000 } }),
+          summary('pc-429', 31, { expectStatus: 429, statuses: { '429': 9_950, '401': 50 } }),
+        ],
+        null,
+        10,
+      ),
     )
-    t.equal(targets['cpu-401-vs-floor']?.status, 'PASS', '0.60 × the floor')
-    t.match(targets['cpu-401-vs-floor']?.description, /answers: 20,000 × 401/)
-    t.equal(targets['cpu-429-vs-floor']?.status, 'MISS', '0.62 > 0.6')
-    t.match(targets['cpu-429-vs-floor']?.description, /answers: 50 × 401, 9,950 × 429/)
+    t.equal(targets['cpu-401-vs-koa']?.status, 'PASS', '0.60 × the Koa floor')
+    t.equal(targets['cpu-401-vs-koa']?.source, '23 #5')
+    t.match(targets['cpu-401-vs-koa']?.description, /^a 401 \(no credential\) ≤ 0\.6× the Koa/)
+    t.match(targets['cpu-401-vs-koa']?.description, /answers: 20,000 × 401/)
+    t.equal(targets['cpu-429-vs-koa']?.status, 'MISS', '0.62 > 0.6')
+    t.match(targets['cpu-429-vs-koa']?.description, /answers: 50 × 401, 9,950 × 429/)
 
     const wrong = byId(
-      selfAnswerTargets([
-        floor,
-        summary('pc-401', 10, { statuses: { '200': 100 } }),
-        summary('pc-429', 10, { statuses: { '429': 980, '401': 20 } }),
-      ]),
+      cpuTargets(
+        [
+          floor,
+          summary('pc-401', 10, { statuses: { '200': 100 } }),
+          summary('pc-429', 10, { statuses: { '429': 980, '401': 20 } }),
+        ],
+        null,
+        10,
+      ),
     )
-    t.equal(wrong['cpu-401-vs-floor']?.status, 'NOT MEASURED', 'answered 200, not 401')
-    t.equal(wrong['cpu-429-vs-floor']?.status, 'NOT MEASURED', 'only 98 % were 429')
-    const uncounted = byId(selfAnswerTargets([floor, summary('pc-401', 10)]))
-    t.equal(uncounted['cpu-401-vs-floor']?.status, 'NOT MEASURED', 'statuses not counted')
-    t.match(uncounted['cpu-401-vs-floor']?.description, /answers not counted/)
+    t.equal(wrong['cpu-401-vs-koa']?.status, 'NOT MEASURED', 'answered 200, not 401')
+    t.equal(wrong['cpu-429-vs-koa']?.status, 'NOT MEASURED', 'only 98 % were 429')
+    const uncounted = byId(cpuTargets([floor, summary('pc-401', 10)], null, 10))
+    t.equal(uncounted['cpu-401-vs-koa']?.status, 'NOT MEASURED', 'statuses not counted')
+    t.match(uncounted['cpu-401-vs-koa']?.description, /answers not counted/)
+    t.same(
+      comparedScenarios('cpu-401-vs-koa'),
+      ['pc-401', 'koa-floor', 'koa-floor-401', 'koa-floor-401-set'],
+      "a miss is shown beside Koa's own 401s, thrown and set",
+    )
+    t.same(comparedScenarios('cpu-429-vs-koa'), ['pc-429', 'koa-floor'])
   },
 )
 
@@ -123,38 +156,77 @@ void t.test('answeredAs counts socket errors against the share', async (t) => {
   t.notOk(answeredAs(summary('x', 1, { statuses: {} }), 429))
 })
 
-void t.test('latency and flood rows say which issue set them and the flood rate', async (t) => {
-  const targets = byId(
-    evaluateTargets({
-      summaries: [],
-      latency: {
-        rate: 2000,
-        direct: { p50Us: 200, p99Us: 900, requests: 1 },
-        gateway: { p50Us: 450, p99Us: 2_700, requests: 1 },
-        addedP50Us: 250,
-        addedP99Us: 1_800,
-        foreignCores: 0,
-      },
-      flood: {
-        aloneRps: 5_000,
-        underFloodRps: 4_200,
-        drop: 0.16,
-        floodRate: 5_000,
-        floodAchievedRps: 3_210.4,
-        floodStatuses: { '429': 30_000 },
-        foreignCores: 0,
-      },
-      memory: [],
-      revocation: null,
-    }),
+void t.test('target 6: the access log’s µs, read only from 10 s rounds', async (t) => {
+  const rows = (on: number) => [summary('pc-sa-warm', on), summary('pc-sa-warm-nolog', 50)]
+  const at = accessLogTarget(rows(53), 10)
+  t.same(
+    [at.source, at.status, at.shown, at.required],
+    ['23 #6', 'PASS', '3.0 µs (53.0 − 50.0 µs)', '≤ 3 µs'],
   )
-  t.equal(targets['latency-p50']?.status, 'PASS')
-  t.equal(targets['latency-p50']?.source, '8, 14 #6')
-  t.equal(targets['latency-p99-issue14']?.status, 'PASS', '1.8 ms ≤ 2 ms')
-  t.equal(targets['latency-p99-issue14']?.source, '14 #6')
-  t.equal(targets['latency-p99']?.status, 'MISS', 'issue 8: 1.8 ms > 1.5 ms')
-  t.equal(targets['latency-p99']?.source, '8')
-  t.equal(targets.flood?.status, 'PASS')
-  t.match(targets.flood?.description, /flood ran at 3,210 req\/s of 5,000 asked/)
-  t.equal(targets.flood?.source, '8, 14 #7')
+  t.equal(
+    at.description,
+    'access log on: ≤ 3 µs per request over the same scenario with it off, in 10 s rounds',
+  )
+  t.equal(accessLogTarget(rows(53.1), 12).status, 'MISS')
+  t.equal(accessLogTarget(rows(45), 10).status, 'PASS', 'cheaper with it on: noise, no cost')
+  const short = accessLogTarget(rows(53.1), 6)
+  t.same(
+    [short.status, short.shown],
+    ['NOT MEASURED', '3.1 µs (53.1 − 50.0 µs) in 6 s rounds'],
+    'shorter rounds: shown, not judged',
+  )
+  t.equal(accessLogTarget(rows(51), null).status, 'NOT MEASURED', 'round length unknown')
+  t.equal(accessLogTarget([summary('pc-sa-warm', 53)], 10).shown, '—', 'no log-off row')
+  t.same(comparedScenarios('access-log-cost'), ['pc-sa-warm', 'pc-sa-warm-nolog'])
+})
+
+void t.test('target 10: the repeated-RS256 row against the Fastify peer', async (t) => {
+  const peer = (cpu: number) =>
+    fastifyTarget([summary('pc-rs256-same', 60), summary('fastify-rs256-same', cpu)])
+  t.same(
+    [peer(60).status, peer(60).shown, peer(60).source],
+    ['PASS', '1.00 × (60.0 / 60.0 µs)', '23 #10'],
+  )
+  t.equal(peer(59.9).status, 'MISS')
+  t.equal(fastifyTarget([summary('pc-rs256-same', 60)]).status, 'NOT MEASURED', 'no peer row')
+})
+
+void t.test('the ten targets in the issue’s order, latency and flood rates stated', async (t) => {
+  const targets = evaluateTargets({
+    summaries: [],
+    latency: {
+      rate: 2000,
+      direct: { p50Us: 200, p99Us: 900, requests: 1 },
+      gateway: { p50Us: 450, p99Us: 2_700, requests: 1 },
+      addedP50Us: 250,
+      addedP99Us: 2_100,
+      foreignCores: 0,
+    },
+    flood: {
+      aloneRps: 5_000,
+      underFloodRps: 4_200,
+      drop: 0.16,
+      floodRate: 5_000,
+      floodAchievedRps: 3_210.4,
+      floodStatuses: { '429': 30_000 },
+      foreignCores: 0,
+    },
+    memory: [],
+    revocation: null,
+    options: { durationS: 10 },
+  })
+  t.same(
+    [...new Set(targets.map((target) => target.source))],
+    Array.from({ length: 10 }, (_, index) => `23 #${index + 1}`),
+    'every target, once each, in order',
+  )
+  const ids = byId(targets)
+  t.equal(ids['latency-p50']?.status, 'PASS')
+  t.equal(ids['latency-p50']?.description, 'added latency at 2,000 req/s: p50 ≤ 0.3 ms')
+  t.equal(ids['latency-p99']?.status, 'MISS', '2.1 ms > 2 ms')
+  t.equal(ids['latency-p99']?.shown, '2.100 ms')
+  t.equal(ids.flood?.status, 'PASS')
+  t.match(ids.flood?.description, /^flood: good clients lose ≤ 20 % while a bad-token flood runs/)
+  t.match(ids.flood?.description, /it ran at 3,210 req\/s of 5,000 asked/)
+  t.equal(ids['access-log-cost']?.status, 'NOT MEASURED', 'no rows')
 })

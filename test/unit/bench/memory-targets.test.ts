@@ -21,40 +21,25 @@ const result = (overrides: Partial<MemoryResult>): MemoryResult => ({
 const statuses = (memory: MemoryResult[]) =>
   Object.fromEntries(memoryTargets(memory).map((target) => [target.id, target.status]))
 
-void t.test('issue 14 targets 8 and 9, each against its bound', async (t) => {
-  const embedded = result({
-    store: 'embedded',
-    rssBeforeMb: 200.1,
-    firstStart: { peakMb: 256, gatewayPeakMb: 200, childPeakMb: 90, rssMb: 200 },
-  })
-  t.same(statuses([result({}), embedded]), {
-    'memory-start-postgres': 'PASS',
-    'memory-postgres': 'MISS',
-    'memory-per-account': 'PASS',
-    'embedded-first-start-peak': 'PASS',
-    'embedded-first-start-rss': 'PASS',
-    'embedded-restart-rss': 'MISS',
-  })
+void t.test('target 9: RSS and heap per account with 100,000 cached accounts', async (t) => {
+  t.same(statuses([result({})]), { 'memory-postgres': 'MISS', 'memory-per-account': 'PASS' })
+  const [rss, heap] = memoryTargets([result({ rssAfterMb: 150, heapPerAccountBytes: 400.4 })])
+  t.same(
+    [rss?.source, rss?.description, rss?.status, rss?.shown],
+    ['23 #9', '100,000 cached accounts: RSS ≤ 150 MB', 'PASS', '150.0 MB'],
+  )
+  t.same(
+    [heap?.description, heap?.required, heap?.status, heap?.shown],
+    ['100,000 cached accounts: heap ≤ 400 B per account', '≤ 400 B', 'MISS', '400 B'],
+  )
 })
 
-void t.test('fewer than 100,000 accounts measure no cached-account target', async (t) => {
-  t.same(statuses([result({ accounts: 5_000, rssAfterMb: 90 })]), {
-    'memory-start-postgres': 'PASS',
-    'memory-postgres': 'NOT MEASURED',
-    'memory-per-account': 'NOT MEASURED',
-    'embedded-first-start-peak': 'NOT MEASURED',
-    'embedded-first-start-rss': 'NOT MEASURED',
-    'embedded-restart-rss': 'NOT MEASURED',
-  })
-})
-
-void t.test('a report from before issue 14 (no first start, no heap per account)', async (t) => {
-  const old = result({ heapPerAccountBytes: undefined, startPeakMb: undefined })
-  const targets = memoryTargets([old, { ...old, store: 'embedded', firstStart: undefined }])
-  t.equal(targets.find((target) => target.id === 'memory-per-account')?.status, 'NOT MEASURED')
+void t.test('fewer accounts, another store or an old report measure nothing', async (t) => {
+  const none = { 'memory-postgres': 'NOT MEASURED', 'memory-per-account': 'NOT MEASURED' }
+  t.same(statuses([result({ accounts: 5_000, rssAfterMb: 90 })]), none)
+  t.same(statuses([result({ store: 'embedded' })]), none, 'read on the PostgreSQL store')
   t.equal(
-    targets.find((target) => target.id === 'embedded-first-start-peak')?.status,
+    statuses([result({ heapPerAccountBytes: undefined })])['memory-per-account'],
     'NOT MEASURED',
   )
-  t.equal(targets.find((target) => target.id === 'embedded-restart-rss')?.shown, '79.0 MB')
 })

@@ -7,6 +7,8 @@ import { Readable } from 'node:stream'
 import t from 'tap'
 import { GatewayError } from '../../../src/errors.js'
 import { ClientBody } from '../../../src/inbound/client-body.js'
+import type { FormEdit } from '../../../src/inbound/form-edits.js'
+import { rewriteForm, type FormSource } from '../../../src/inbound/multipart-rewriter.js'
 import { IdentityEnforcer } from '../../../src/identity/identity-enforcer.js'
 import { aguiStage } from '../../../src/surfaces/agui/agui-stage.js'
 import type { StageRequest } from '../../../src/http/stage.js'
@@ -14,7 +16,7 @@ import type { ForwardPlan } from '../../../src/upstream/forward-plan.js'
 import { upstreamRequest } from '../../../src/upstream/upstream-request.js'
 import { testCatalogue } from '../../helpers/catalogue.js'
 import { inboundRequest } from '../../helpers/inbound.js'
-import { jwtUser, testConfig } from '../identity/helpers.js'
+import { jwtUser, parseMultipart, testConfig } from '../identity/helpers.js'
 
 const LIMITS = { maxBytes: 64, maxDepth: 4 }
 const JSON_TYPE = { 'content-type': 'application/json' }
@@ -177,26 +179,155 @@ void t.test('an edit made while the client stream is read wins over what is read
   t.same(body.forwarded()?.content, Buffer.from('{"b":2}'), 'the edit is what goes on')
 })
 
-void t.test('a streaming rewrite takes the current body and becomes it', async (t) => {
-  const body = bodyOf('a=1', { 'content-type': 'application/x-www-form-urlencoded' })
-  t.equal(body.kind, 'urlencoded')
-  body.setJson({ replaced: true })
-  const seen: string[] = []
-  const output = body.pipeThrough((input, contentType) => {
-    seen.push(contentType)
-    return { body: input, contentType: 'text/plain' }
+const MULTIPART = { 'content-type': 'multipart/form-data; boundary=b0' }
+const formOf = (fields: [string, string][]): string =>
+  fields
+    .map(
+      ([name, value]) =>
+        `--b0\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    )
+    .join('') + '--b0--\r\n'
+
+/** A body whose form rewrites are counted, each with the source and the edits it was given. */
+function countedForm(text: string, limits = { maxBytes: 1024, maxDepth: 4 }) {
+  const rewrites: { source: FormSource; edits: readonly FormEdit[] }[] = []
+  const { stream, reads } = countingStream(text)
+  const headers = { ...MULTIPART, 'content-length': String(Buffer.byteLength(text)) }
+  const body = new ClientBody(stream, headers, limits, (source, edits) => {
+    rewrites.push({ source, edits })
+    return rewriteForm(source, edits)
   })
-  t.same(seen, ['application/x-www-form-urlencoded'])
-  t.equal(body.kind, 'other', 'the rewrite names the new type')
-  t.same(body.forwarded(), { content: output.body, contentType: 'text/plain' })
-  t.equal((await body.bytes()).toString(), '{"replaced":true}', 'the edit went through the rewrite')
-  const unread = bodyOf('x=1', { 'content-type': 'application/x-www-form-urlencoded' })
-  const client = unread.clientStream
-  unread.pipeThrough((input) => {
-    t.equal(input, client, "an unread body: the client's own stream")
-    return { body: input, contentType: 'text/plain' }
+  return { body, stream, rewrites, reads }
+}
+
+async function fieldsOf(body: ClientBody): Promise<string[]> {
+  const sent = body.forwarded()
+  if (sent === undefined) throw new Error('nothing forwarded')
+  const parts = await parseMultipart(sent.content, sent.contentType ?? '')
+  return parts.map((part) => `${part.name}=${part.value ?? '<file>'}`)
+}
+
+void t.test('form edits are recorded, then applied together in one rewrite', async (t) => {
+  const { body, stream, rewrites } = countedForm(
+    formOf([
+      ['user_id', 'mallory'],
+      ['session_id', 'theirs'],
+      ['version', '2'],
+    ]),
+  )
+  const screened: string[] = []
+  body.editForm({ set: [{ name: 'session_id', value: 'mine', always: true }] })
+  body.editForm({
+    screen: {
+      names: new Set(['session_id', 'version']),
+      async screen(name, value) {
+        screened.push(`${name}=${value}`)
+        return name === 'version' ? `${value}0` : value
+      },
+    },
   })
+  t.equal(rewrites.length, 0, 'nothing rewritten while the steps plan')
+  t.equal(stream.readableFlowing, null, 'nor the client stream read')
+  t.equal(body.kind, 'multipart')
+  t.same(await fieldsOf(body), ['session_id=mine', 'user_id=mallory', 'version=20'])
+  t.equal(rewrites.length, 1, 'one rewrite for both edits')
+  t.equal(rewrites[0]?.edits.length, 2)
+  t.same(screened, ['session_id=mine', 'version=2'], 'the screen sees the pinned value')
+  t.equal(body.forwarded()?.content, body.forwarded()?.content, 'asked again: the same output')
+  t.equal(rewrites.length, 1)
 })
+
+void t.test('a form read whole is parsed once and written once from the parse', async (t) => {
+  const { body, rewrites, reads } = countedForm(
+    formOf([
+      ['session_id', 'a'],
+      ['message', 'hi'],
+    ]),
+  )
+  const form = await body.form()
+  t.same(form.parts, [
+    { name: 'session_id', text: 'a' },
+    { name: 'message', text: 'hi' },
+  ])
+  t.equal(await body.form(), form, 'parsed once')
+  body.editForm({ set: [{ name: 'session_id', value: 'b', always: false }] })
+  await t.rejects(body.form(), /read before it is edited/, 'edited: no longer the form read')
+  t.same(await fieldsOf(body), ['session_id=b', 'message=hi'])
+  t.ok('form' in (rewrites[0]?.source ?? {}), 'written from the parse, not parsed again')
+  t.equal(reads(), 2, 'the client stream was drained once')
+  const file =
+    '--b0\r\nContent-Disposition: form-data; name="doc"; filename="a.bin"\r\n' +
+    'Content-Type: application/x-thing\r\n\r\n\u0000\u00ffdata\r\n'
+  const withFile = countedForm(file + formOf([['user_id', 'mallory']]))
+  t.same(
+    (await withFile.body.form()).parts.map((part) => ('text' in part ? part.text : part.data)),
+    [Buffer.from('\u0000\u00ffdata'), 'mallory'],
+    'a file part is held with its bytes',
+  )
+  withFile.body.editForm({ set: [{ name: 'user_id', value: 'alice', always: false }] })
+  const sent = withFile.body.forwarded()
+  if (sent === undefined) throw new Error('nothing forwarded')
+  const parts = await parseMultipart(sent.content, sent.contentType ?? '')
+  t.same(parts, [
+    {
+      name: 'doc',
+      filename: 'a.bin',
+      mimeType: 'application/x-thing',
+      data: Buffer.from('\u0000\u00ffdata'),
+    },
+    { name: 'user_id', value: 'alice' },
+  ])
+})
+
+void t.test('form bounds and kinds of failure, as before the edits', async (t) => {
+  const wrongType = new ClientBody(
+    Readable.from([]),
+    { 'content-type': 'multipart/form-data' },
+    LIMITS,
+  )
+  const noBoundary = (() => {
+    try {
+      wrongType.editForm({ set: [] })
+    } catch (error) {
+      return error
+    }
+    return undefined
+  })()
+  t.match(noBoundary, { status: 400, reason: 'identity.multipart' }, 'at once, when recorded')
+  t.match(await refusal(wrongType.form()), { status: 400, reason: 'identity.multipart' })
+  const large = countedForm(formOf([['f', 'x'.repeat(65)]]), { maxBytes: 64, maxDepth: 4 })
+  large.body.editForm({ set: [] })
+  const streamed = large.body.forwarded()?.content
+  if (!(streamed instanceof Readable)) throw new Error('not streamed')
+  const field = await refusal(streamed.toArray())
+  t.same([field.status, field.reason], [413, 'body.too_large'], 'a text field over max_body_bytes')
+  const read = countedForm(formOf([['f', 'x'.repeat(65)]]), { maxBytes: 64, maxDepth: 4 })
+  t.match(await refusal(read.body.form()), { status: 413 }, 'a form read whole: the whole body')
+  const unnamed = countedForm('--b0\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b0--\r\n')
+  t.match(await refusal(unnamed.body.form()), { status: 400, reason: 'identity.multipart_name' })
+})
+
+void t.test('a byte or JSON edit replaces the form and its pending edits', async (t) => {
+  const { body, rewrites } = countedForm(formOf([['a', '1']]))
+  body.editForm({ set: [{ name: 'a', value: '2', always: false }] })
+  const rewritten = await parseMultipart(await body.bytes(), body.contentType ?? '')
+  t.same(rewritten, [{ name: 'a', value: '2' }], 'bytes asked for: the edits applied')
+  t.equal(rewrites.length, 1)
+  const replaced = body.contentType ?? ''
+  body.editForm({ set: [{ name: 'b', value: '3', always: true }] })
+  body.setBytes(formAsBuffer([['c', '4']]), MULTIPART['content-type'])
+  t.same(await fieldsOf(body), ['c=4'], 'the edit made before the bytes were replaced is gone')
+  t.not(replaced, MULTIPART['content-type'])
+  body.editForm({ set: [{ name: 'd', value: '5', always: true }] })
+  body.setJson({ e: 6 })
+  t.same(body.forwarded()?.content, Buffer.from('{"e":6}'))
+  const edited = countedForm(formOf([['a', '1']]))
+  edited.body.setBytes(formAsBuffer([['a', '7']]), MULTIPART['content-type'])
+  edited.body.editForm({ set: [{ name: 'z', value: '8', always: true }] })
+  t.same(await fieldsOf(edited.body), ['z=8', 'a=7'], 'an edit of set bytes streams from them')
+})
+
+const formAsBuffer = (fields: [string, string][]): Buffer => Buffer.from(formOf(fields))
 
 function planOf(): ForwardPlan {
   return {
