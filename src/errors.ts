@@ -131,6 +131,13 @@ export class GatewayError<
   get status(): number {
     return RESPONSES[this.code].status
   }
+
+  #bodyText: string | undefined
+
+  /** The JSON text of `errorBody`, made once: a prepared refusal answers many requests. */
+  get bodyText(): string {
+    return (this.#bodyText ??= JSON.stringify(errorBody(this)))
+  }
 }
 GatewayError.prototype.name = 'GatewayError'
 
@@ -140,14 +147,17 @@ GatewayError.prototype.name = 'GatewayError'
  */
 export function bearerChallenge(
   code: ErrorCode,
-  params: Readonly<Record<string, string>> = {},
+  params?: Readonly<Record<string, string>>,
 ): string | undefined {
   const challenge = RESPONSES[code].challenge
   if (challenge === undefined) return undefined
+  if (params === undefined) return challenge === 'invalid_token' ? INVALID_TOKEN : 'Bearer'
   const all = challenge === 'invalid_token' ? { ...params, error: 'invalid_token' } : params
   const list = Object.entries(all).map(([name, value]) => `${name}="${value}"`)
   return list.length === 0 ? 'Bearer' : `Bearer ${list.join(', ')}`
 }
+
+const INVALID_TOKEN = 'Bearer error="invalid_token"'
 
 /**
  * The headers an error response carries: its challenge (a 401), then the error's own headers

@@ -262,6 +262,9 @@ class PortcullisGateway implements Gateway {
       closeServer(this.#adminServer),
       shared.serviceAccounts?.stop(),
     ])
+    // The last turn's access lines (upgrades closed above included) reach the logger before it
+    // is flushed for exit.
+    shared.accessLog.flush()
     this.logger.info('portcullis stopped')
   }
 }

@@ -10,6 +10,7 @@ import { SecurityKeyVerifier } from './auth/security-key-verifier.js'
 import { summarizeAuthMode, type AuthModeSummary } from './config/auth-mode.js'
 import type { Config } from './config/schema.js'
 import { createApp } from './http/app.js'
+import type { RefusalSettings } from './http/refusal-response.js'
 import { CredentialWatch } from './http/connection-watch.js'
 import type { InFlight } from './http/in-flight.js'
 import { authenticate } from './http/middleware/authenticate.js'
@@ -166,6 +167,10 @@ export async function createGeneration(
             logger,
             onRevoked: (tokenHash) => serviceAccounts.revocations.revoked(tokenHash),
           })
+    const refusals: RefusalSettings = {
+      allowedOrigins: config.cors.allowed_origins,
+      shape: surfaces.shapeRefusal,
+    }
     const app = createApp({
       logger,
       metrics,
@@ -176,12 +181,11 @@ export async function createGeneration(
         maxDepth: config.server.max_json_depth,
       },
       match: (method, path) => catalogue.match(method, path),
-      allowedOrigins: config.cors.allowed_origins,
+      refusals,
       accessLog: shared.accessLog,
       accessLogOn: config.logging.access_log,
       stages: [
-        ...surfaces.beforeAuthentication,
-        authenticate({ exchange }),
+        authenticate({ exchange, refusals }),
         serviceAccountsRoute({
           api,
           maxJsonDepth: config.server.max_json_depth,

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { BuildInfo } from './build-info.js'
-import { BoundLabels } from './bound-labels.js'
 import { CONNECTION_FAILURES } from './connection-failure.js'
+import { HotCounter, HotHistogram } from './hot-metrics.js'
 import type { Reason } from './reasons.js'
 
 /** The AgentOS line in force, as `portcullis_agentos_info` labels it. */
@@ -36,14 +36,14 @@ const GAUGES_NAMED_LIKE_COUNTERS = [
 export class Metrics {
   readonly registry = new Registry()
 
-  readonly requests = new Counter({
+  readonly requests = new HotCounter({
     name: 'portcullis_http_requests_total',
     help: 'HTTP requests answered, by method, route family and status.',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
   })
 
-  readonly requestDuration = new Histogram({
+  readonly requestDuration = new HotHistogram({
     name: 'portcullis_http_request_duration_seconds',
     help: 'Time from request arrival to the end of the response, by method and route family.',
     labelNames: ['method', 'route'] as const,
@@ -51,7 +51,7 @@ export class Metrics {
     registers: [this.registry],
   })
 
-  readonly upstreamDuration = new Histogram({
+  readonly upstreamDuration = new HotHistogram({
     name: 'portcullis_upstream_response_seconds',
     help: 'Time the upstream took to send response headers, by route family.',
     labelNames: ['route'] as const,
@@ -182,14 +182,14 @@ export class Metrics {
     registers: [this.registry],
   })
 
-  readonly authOutcomes = new Counter({
+  readonly authOutcomes = new HotCounter({
     name: 'portcullis_auth_outcomes_total',
     help: 'Authentication and authorization decisions, by credential kind, outcome (allowed, denied) and reason.',
     labelNames: ['credential', 'outcome', 'reason'] as const,
     registers: [this.registry],
   })
 
-  readonly authDuration = new Histogram({
+  readonly authDuration = new HotHistogram({
     name: 'portcullis_auth_duration_seconds',
     help: 'Time spent authenticating and authorizing a request (the gateway overhead before forwarding), by credential kind.',
     labelNames: ['credential'] as const,
@@ -215,12 +215,6 @@ export class Metrics {
     },
   })
 
-  readonly #requestCounts = new BoundLabels((values) => this.requests.labels(...values))
-  readonly #requestDurations = new BoundLabels((values) => this.requestDuration.labels(...values))
-  readonly #upstreamDurations = new BoundLabels((values) => this.upstreamDuration.labels(...values))
-  readonly #authOutcomes = new BoundLabels((values) => this.authOutcomes.labels(...values))
-  readonly #authDurations = new BoundLabels((values) => this.authDuration.labels(...values))
-
   /** Reports `count` as the requests in flight from now on. */
   reportInFlight(count: () => number): void {
     this.#inFlightCount = count
@@ -233,20 +227,20 @@ export class Metrics {
 
   /** One answered request (the hot path: label combinations are bound once). */
   countRequest(method: string, route: string, status: number, seconds: number): void {
-    this.#requestCounts.get(method, route, String(status)).inc()
-    this.#requestDurations.get(method, route).observe(seconds)
+    this.requests.inc(method, route, statusText(status))
+    this.requestDuration.observe(seconds, method, route)
   }
 
   observeUpstream(route: string, seconds: number): void {
-    this.#upstreamDurations.get(route).observe(seconds)
+    this.upstreamDuration.observe(seconds, route)
   }
 
   countAuthOutcome(credential: string, outcome: 'allowed' | 'denied', reason: Reason | 'ok'): void {
-    this.#authOutcomes.get(credential, outcome, reason).inc()
+    this.authOutcomes.inc(credential, outcome, reason)
   }
 
   observeAuth(credential: string, seconds: number): void {
-    this.#authDurations.get(credential).observe(seconds)
+    this.authDuration.observe(seconds, credential)
   }
 
   /**
@@ -280,4 +274,16 @@ export class Metrics {
   async render(): Promise<string> {
     return this.registry.metrics()
   }
+}
+
+const STATUS_TEXTS = new Map<number, string>()
+
+/** A status as its label (the few statuses a gateway answers, each made into a string once). */
+function statusText(status: number): string {
+  let text = STATUS_TEXTS.get(status)
+  if (text === undefined) {
+    text = String(status)
+    if (STATUS_TEXTS.size < 1_000) STATUS_TEXTS.set(status, text)
+  }
+  return text
 }

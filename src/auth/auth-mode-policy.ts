@@ -17,11 +17,17 @@ export type CredentialUse = 'rest' | 'workflow_socket'
  */
 export class AuthModePolicy {
   readonly #mode: AuthModeSummary
-  readonly #credentials: CredentialSettings
+  /**
+   * The 401 of a closed instance for a request without a credential: the same answer every time,
+   * built once (a flood of credential-less requests allocates no error).
+   */
+  readonly #missing: GatewayError<'CREDENTIALS_MISSING'> | undefined
 
   constructor(mode: AuthModeSummary, credentials: CredentialSettings) {
     this.#mode = mode
-    this.#credentials = credentials
+    this.#missing = mode.open
+      ? undefined
+      : missingCredentialError(credentials, mode.mode === 'jwt' ? 'jwt' : 'security_key')
   }
 
   /** Open (`auth.open`): no JWT source and no security key; anonymous callers pass. */
@@ -30,12 +36,8 @@ export class AuthModePolicy {
   }
 
   /** No credential: anonymous on an open instance, else the 401 in the mode's wording. */
-  withoutCredential(): Principal {
-    if (this.anonymousAllowed) return ANONYMOUS
-    throw missingCredentialError(
-      this.#credentials,
-      this.#mode.mode === 'jwt' ? 'jwt' : 'security_key',
-    )
+  withoutCredential(): Principal | GatewayError<'CREDENTIALS_MISSING'> {
+    return this.#missing ?? ANONYMOUS
   }
 
   /** A credential no verifier of the chain claims: an open instance looks at nothing else. */

@@ -67,7 +67,7 @@ export const SECURITY_KEY_MISSING_TEXT = 'Authorization header required'
 export function missingCredentialError(
   settings: CredentialSettings,
   mode: 'jwt' | 'security_key',
-): GatewayError {
+): GatewayError<'CREDENTIALS_MISSING'> {
   const detail = mode === 'jwt' ? missingJwtText(settings) : SECURITY_KEY_MISSING_TEXT
   return new GatewayError('CREDENTIALS_MISSING', detail, { reason: 'credential.missing' })
 }

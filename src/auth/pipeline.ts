@@ -208,7 +208,10 @@ export class AuthPipeline {
     try {
       const credential = read()
       if (credential === undefined) {
-        return { ok: true, principal: this.#policy.withoutCredential(), trace }
+        const answer = this.#policy.withoutCredential()
+        return answer instanceof GatewayError
+          ? { ok: false, refusal: answer, trace }
+          : { ok: true, principal: answer, trace }
       }
       trace.source = credential.source
       const principal = await this.#verify(credential, request, use, trace)

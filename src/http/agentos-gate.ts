@@ -114,7 +114,7 @@ export function unavailableResponder(deps: {
           maxBytes: config.server.max_body_bytes,
           maxDepth: config.server.max_json_depth,
         },
-        allowedOrigins: config.cors.allowed_origins,
+        refusals: { allowedOrigins: config.cors.allowed_origins },
         match: (method, path) => unmatchedRoute(method, path, families),
         accessLog: deps.accessLog,
         accessLogOn: config.logging.access_log,

@@ -5,6 +5,7 @@ import type { Metrics } from '../metrics.js'
 import type { BodyLimits } from '../inbound/client-body.js'
 import type { InboundSettings } from '../inbound/read-inbound.js'
 import type { InFlight } from './in-flight.js'
+import type { RefusalSettings } from './refusal-response.js'
 import { handleErrors } from './middleware/handle-errors.js'
 import { observe } from './middleware/observe.js'
 import { requestContext, type MatchRoute } from './middleware/request-context.js'
@@ -19,7 +20,8 @@ export interface AppDeps {
   readonly bodyLimits: BodyLimits
   /** The route catalogue's match, once per request. */
   readonly match: MatchRoute
-  readonly allowedOrigins: readonly string[]
+  /** How refusals are answered (CORS, a surface's own challenge). */
+  readonly refusals: RefusalSettings
   readonly accessLog: AccessLog
   /** `logging.access_log`: a line for every request; off, only the gateway's own 5xx (warnings). */
   readonly accessLogOn: boolean
@@ -35,7 +37,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.silent = true
   app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
   app.use(observe(deps))
-  app.use(handleErrors({ logger: deps.logger, allowedOrigins: deps.allowedOrigins }))
+  app.use(handleErrors({ logger: deps.logger, refusals: deps.refusals }))
   app.use(requestContext(deps.inbound, deps.match, deps.bodyLimits))
   for (const stage of deps.stages) app.use(stage)
   app.use(deps.forward)

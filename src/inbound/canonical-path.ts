@@ -28,6 +28,10 @@ const TRAILING_SPACE = /[\s\x85]$/u
 // reads as `.` or `..` to anything that applies NFKC or IDNA mapping.
 const DOT_LOOKALIKES = /^[.\u2024\u2025\u2026\u3002\uFE52\uFF0E\uFF61]+$/u
 
+// What the fast path leaves to the full one: an empty segment (`//` anywhere, which also covers a
+// path of only slashes) or a `.`/`..` segment.
+const UNCLEAN = /\/\/|\/\.\.?(?:\/|$)/
+
 // Characters kept verbatim when re-encoding a segment: unreserved, sub-delims (without `;`), `:`, `@`.
 const SAFE_SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,=:@]*$/
 
@@ -49,6 +53,14 @@ export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
   if (query.includes('#')) refuse('fragment')
 
   const encoded = rawPath.includes('%')
+  if (!encoded && !UNCLEAN.test(rawPath)) {
+    // Nothing to decode, no empty or dot segment: the path is its own canonical and wire form
+    // (every character RAW_PATH admits but `%` is safe in a segment), less its trailing slashes.
+    let end = rawPath.length
+    while (end > 1 && rawPath.charCodeAt(end - 1) === 0x2f) end--
+    const path = end === rawPath.length ? rawPath : rawPath.slice(0, end)
+    return { path, forwardPath: path, query }
+  }
   const decoded = encoded ? percentDecode(rawPath) : rawPath
   const segments = decoded.split('/')
   // Strip all trailing slashes, as AgentOS's TrailingSlashMiddleware does; `/` stays `/`.

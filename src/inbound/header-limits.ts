@@ -20,13 +20,24 @@ const SINGLETONS: Readonly<Record<string, ReasonFor<'BAD_REQUEST'>>> = {
   'content-type': 'headers.duplicate_content_type',
 }
 
-/** Refuses a request that gives a field twice whose copies could be read differently. */
-export function assertSingleFields(rawHeaders: readonly string[]): void {
-  const seen = new Set<string>()
+/**
+ * Refuses a request that gives a field twice whose copies could be read differently, or whose
+ * `Connection` header names a field the gateway decides on. One pass over the raw fields; a name
+ * is lower-cased only when its length could make it one of the few names that matter.
+ */
+export function assertHeaderFields(rawHeaders: readonly string[]): void {
+  let seen: Set<string> | undefined
   for (let index = 0; index < rawHeaders.length; index += 2) {
-    const name = (rawHeaders[index] as string).toLowerCase()
+    const raw = rawHeaders[index] as string
+    if (!WATCHED_LENGTHS.has(raw.length)) continue
+    const name = raw.toLowerCase()
+    if (name === 'connection') {
+      refuseEndToEndOptions(rawHeaders[index + 1] as string)
+      continue
+    }
     const reason = SINGLETONS[name]
     if (reason === undefined) continue
+    seen ??= new Set()
     if (seen.has(name)) throw new GatewayError('BAD_REQUEST', 'Bad Request', { reason })
     seen.add(name)
   }
@@ -42,20 +53,21 @@ const END_TO_END = new Set([
   'x-agent-id',
 ])
 
+const WATCHED_LENGTHS = new Set(
+  ['connection', ...Object.keys(SINGLETONS)].map((name) => name.length),
+)
+
 /**
  * A field listed in `Connection` is removed before forwarding (RFC 9110 §7.6.1). Listing one the
  * gateway relied on would let the upstream read the request differently (a body without its
  * Content-Type is JSON to FastAPI): such a request is refused, as the RFC forbids sending it.
  */
-export function assertConnectionOptions(rawHeaders: readonly string[]): void {
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    if ((rawHeaders[index] as string).toLowerCase() !== 'connection') continue
-    for (const option of (rawHeaders[index + 1] as string).split(',')) {
-      if (END_TO_END.has(option.trim().toLowerCase())) {
-        throw new GatewayError('BAD_REQUEST', 'Bad Request', {
-          reason: 'headers.connection_option',
-        })
-      }
+function refuseEndToEndOptions(value: string): void {
+  for (const option of value.split(',')) {
+    if (END_TO_END.has(option.trim().toLowerCase())) {
+      throw new GatewayError('BAD_REQUEST', 'Bad Request', {
+        reason: 'headers.connection_option',
+      })
     }
   }
 }

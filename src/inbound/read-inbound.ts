@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { canonicalizeTarget } from './canonical-path.js'
 import { normalizeAddress, resolveClientAddress, type TrustedProxies } from './client-address.js'
-import { assertConnectionOptions, assertHeaderCount, assertSingleFields } from './header-limits.js'
+import { assertHeaderCount, assertHeaderFields } from './header-limits.js'
 import type { InboundRequest, RequestClient } from './inbound-request.js'
 import { chooseRequestId } from './request-id.js'
 
@@ -43,8 +43,7 @@ export function readInbound(
 ): InboundRequest {
   const rawHeaders = req.rawHeaders
   assertHeaderCount(rawHeaders, settings.maxHeadersCount)
-  assertSingleFields(rawHeaders)
-  assertConnectionOptions(rawHeaders)
+  assertHeaderFields(rawHeaders)
   const target = canonicalizeTarget(req.url ?? '')
   return {
     method: req.method ?? 'GET',

@@ -1,10 +1,9 @@
-import type { Middleware } from 'koa'
 import type { AuthPipeline } from '../auth/pipeline.js'
 import type { AuthModeSummary } from '../config/auth-mode.js'
 import type { Config } from '../config/schema.js'
 import type { ConnectionWatch } from '../http/connection-watch.js'
 import type { ForwardStage, ForwardStages } from '../http/stage.js'
-import type { GatewayState } from '../http/state.js'
+import type { ShapeRefusal } from '../http/refusal-response.js'
 import type { LocalEndpoint } from '../http/upgrade.js'
 import type { Exchange } from '../http/exchange.js'
 import type { AcceptPort } from '../http/websocket-acceptor.js'
@@ -53,8 +52,8 @@ export interface SurfaceDeps {
 }
 
 export interface Surfaces {
-  /** Before authentication: the MCP OAuth challenge, when configured. */
-  readonly beforeAuthentication: readonly Middleware<GatewayState>[]
+  /** The MCP OAuth challenge on refusals of MCP routes, when configured. */
+  readonly shapeRefusal: ShapeRefusal | undefined
   /**
    * After identity enforcement: the matched route's surface (MCP, A2A, AG-UI), AgentOS 3.0's
    * handler checks, then discovery documents.
@@ -94,7 +93,7 @@ export function createSurfaces(deps: SurfaceDeps): Surfaces {
     logger: deps.logger,
   })
   return {
-    beforeAuthentication: mcp.challenge === undefined ? [] : [mcp.challenge],
+    shapeRefusal: mcp.challenge,
     stages: {
       bySurface: new Map(
         (

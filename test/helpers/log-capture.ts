@@ -4,8 +4,14 @@ import type { DestinationStream } from 'pino'
 export class LogCapture implements DestinationStream {
   readonly lines: string[] = []
 
-  write(line: string): void {
-    this.lines.push(line)
+  /** A write may carry several lines (the access log hands over one event-loop turn's at once). */
+  write(chunk: string): void {
+    let start = 0
+    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+      this.lines.push(chunk.slice(start, end + 1))
+      start = end + 1
+    }
+    if (start < chunk.length) this.lines.push(chunk.slice(start))
   }
 
   get text(): string {

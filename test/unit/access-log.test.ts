@@ -1,11 +1,17 @@
 import t from 'tap'
-import { AccessLog } from '../../src/access-log.js'
+import { AccessLog, type AccessRecord } from '../../src/access-log.js'
 import { createLogger } from '../../src/logger.js'
 import { REDACTED } from '../../src/redact.js'
 import { LogCapture } from '../helpers/log-capture.js'
 
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLWJ5dGVz'
 const serviceToken = 'svc_pat_0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg1a2B3c'
+
+/** Writes a line and hands it over at once, as the end of the event-loop turn would. */
+function writeNow(access: AccessLog, line: AccessRecord): void {
+  access.write(line)
+  access.flush()
+}
 
 const record = {
   req_id: 'r-1',
@@ -20,7 +26,7 @@ const record = {
 
 void t.test('access lines go to the main logger destination, as JSON', async (t) => {
   const logs = new LogCapture()
-  new AccessLog(createLogger({ level: 'info', destination: logs })).write(record)
+  writeNow(new AccessLog(createLogger({ level: 'info', destination: logs })), record)
   const [line] = logs.records()
   t.match(line, { ...record, msg: 'request', service: 'portcullis', level: 30 })
   t.type(line?.time, 'string')
@@ -30,6 +36,7 @@ void t.test('a token in the path or in a relayed request id is redacted', async 
   const logs = new LogCapture()
   const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
   access.write({ ...record, path: `/agents/${jwt}`, req_id: serviceToken })
+  access.flush()
   t.notMatch(logs.text, jwt)
   t.notMatch(logs.text, serviceToken)
   t.match(logs.records()[0], { path: `/agents/${REDACTED}`, req_id: REDACTED })
@@ -37,7 +44,7 @@ void t.test('a token in the path or in a relayed request id is redacted', async 
 
 void t.test('the main logger level applies: nothing below it is written', async (t) => {
   const logs = new LogCapture()
-  new AccessLog(createLogger({ level: 'warn', destination: logs })).write(record)
+  writeNow(new AccessLog(createLogger({ level: 'warn', destination: logs })), record)
   t.equal(logs.lines.length, 0)
 })
 
@@ -45,7 +52,7 @@ void t.test('a line is the main logger line for the same record, key for key', a
   const access = new LogCapture()
   const main = new LogCapture()
   const odd = { ...record, path: '/a"b\\c\u0001\u2028é', reason: 'jwt.signature' as const }
-  new AccessLog(createLogger({ level: 'info', destination: access })).write(odd)
+  writeNow(new AccessLog(createLogger({ level: 'info', destination: access })), odd)
   createLogger({ level: 'info', destination: main }).info(odd, 'request')
   const [line] = access.records()
   const [reference] = main.records()
@@ -57,7 +64,7 @@ void t.test('a line is the main logger line for the same record, key for key', a
 
 void t.test('a record without a reason has no reason key', async (t) => {
   const logs = new LogCapture()
-  new AccessLog(createLogger({ level: 'info', destination: logs })).write(record)
+  writeNow(new AccessLog(createLogger({ level: 'info', destination: logs })), record)
   t.notOk('reason' in (logs.records()[0] ?? {}))
 })
 
@@ -68,6 +75,7 @@ void t.test('a 5xx the gateway answered is a warning; the upstream’s own 5xx i
   access.write({ ...record, status: 502, reason: 'upstream.dns' })
   access.write({ ...record, status: 502, reason: undefined })
   access.write({ ...record, status: 401, reason: 'credential.missing' })
+  access.flush()
   t.same(
     logs.records().map((line) => [line.level, line.status, line.reason]),
     [[40, 502, 'upstream.dns']],
@@ -76,6 +84,7 @@ void t.test('a 5xx the gateway answered is a warning; the upstream’s own 5xx i
   logger.level = 'info'
   access.write({ ...record, status: 504, reason: 'upstream.timeout' }, false)
   access.write({ ...record, status: 200 }, false)
+  access.flush()
   t.same(
     logs.records().map((line) => [line.level, line.status]),
     [
@@ -84,4 +93,32 @@ void t.test('a 5xx the gateway answered is a warning; the upstream’s own 5xx i
     ],
     'with the access log off only warnings are written; a level change applies at once',
   )
+})
+
+void t.test('the lines of one event-loop turn reach the destination in one write', async (t) => {
+  const logs = new LogCapture()
+  const writes: string[] = []
+  const destination = {
+    write(chunk: string): void {
+      writes.push(chunk)
+      logs.write(chunk)
+    },
+  }
+  const access = new AccessLog(createLogger({ level: 'info', destination }))
+  access.write({ ...record, req_id: 'r-1' })
+  access.write({ ...record, req_id: 'r-2' })
+  t.equal(writes.length, 0, 'nothing is written while the turn runs')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(writes.length, 1, 'one write at the end of the turn')
+  t.same(
+    logs.records().map((line) => line.req_id),
+    ['r-1', 'r-2'],
+  )
+  access.write({ ...record, req_id: 'r-3' })
+  access.flush()
+  t.equal(writes.length, 2, 'flush hands over what is pending at once (shutdown)')
+  access.flush()
+  t.equal(writes.length, 2, 'nothing pending: no write')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(writes.length, 2, 'the end of the turn finds nothing left')
 })

@@ -1,14 +1,19 @@
 import type { Next } from 'koa'
 import type { Exchange } from '../exchange.js'
-import { admittedOf, requestOf, type GatewayContext } from '../state.js'
+import { answerRefusal, type RefusalSettings } from '../refusal-response.js'
+import { requestOf, type GatewayContext } from '../state.js'
 
-/** The exchange's credential and decision steps; a denied decision is thrown as its refusal. */
-export function authenticate(deps: { exchange: Exchange }) {
-  const { exchange } = deps
+/** The exchange's credential and decision steps; a denied decision is answered here, not thrown. */
+export function authenticate(deps: { exchange: Exchange; refusals: RefusalSettings }) {
+  const { exchange, refusals } = deps
   return async function authenticateMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     const request = requestOf(ctx)
-    ctx.state.decision = await exchange.decide(request, exchange.offered(request.inbound))
-    admittedOf(ctx)
+    const decision = await exchange.decide(request, exchange.offered(request.inbound))
+    ctx.state.decision = decision
+    if (decision.outcome === 'denied') {
+      answerRefusal(ctx, decision.refusal, refusals)
+      return
+    }
     await next()
   }
 }

@@ -1,11 +1,11 @@
 import type { Next } from 'koa'
 import type { Logger } from '../../logger.js'
-import { errorBody, errorHeaders, toGatewayError } from '../../errors.js'
-import { corsErrorHeaders } from '../cors.js'
+import { toGatewayError } from '../../errors.js'
+import { answerRefusal, type RefusalSettings } from '../refusal-response.js'
 import type { GatewayContext } from '../state.js'
 
-/** The only place a thrown error becomes a response: `{"detail": …}`, CORS for allowed origins. */
-export function handleErrors(deps: { logger: Logger; allowedOrigins: readonly string[] }) {
+/** Where a thrown error becomes a response (answerRefusal); an unexpected one is logged first. */
+export function handleErrors(deps: { logger: Logger; refusals: RefusalSettings }) {
   return async function handleErrorsMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
     try {
       await next()
@@ -21,13 +21,7 @@ export function handleErrors(deps: { logger: Logger; allowedOrigins: readonly st
         ctx.res.destroy()
         return
       }
-      ctx.respond = true
-      ctx.status = error.status
-      ctx.set(errorHeaders(error))
-      const cors = corsErrorHeaders(ctx.get('origin') || undefined, deps.allowedOrigins)
-      if (cors !== undefined) ctx.set(cors)
-      ctx.body = errorBody(error)
-      ctx.state.refusal = error
+      answerRefusal(ctx, error, deps.refusals)
     }
   }
 }

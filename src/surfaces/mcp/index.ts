@@ -1,9 +1,8 @@
-import type { Middleware } from 'koa'
 import type { Config } from '../../config/schema.js'
 import type { ForwardStage } from '../../http/stage.js'
 import type { Grants } from '../../policy/grants.js'
 import type { RouteTable } from '../../policy/route-table.js'
-import type { GatewayState } from '../../http/state.js'
+import type { ShapeRefusal } from '../../http/refusal-response.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
 import { McpHostGuard } from './host-guard.js'
 import { mcpChallenge } from './challenge.js'
@@ -12,8 +11,8 @@ import type { McpProtocolVersions } from './protocol-versions.js'
 import { McpToolPolicy } from './tool-policy.js'
 
 export interface McpSurface {
-  /** Before authentication: the OAuth challenge on refusals, when metadata is configured. */
-  readonly challenge: Middleware<GatewayState> | undefined
+  /** The OAuth challenge on refusals, when metadata is configured. */
+  readonly challenge: ShapeRefusal | undefined
   /** After identity enforcement: the host guard and the per-tool gate. */
   readonly stage: ForwardStage
 }

@@ -129,3 +129,26 @@ void t.test(
     t.equal(child.process.exitCode, null, 'written while the gateway keeps running')
   },
 )
+
+void t.test(
+  'SIGTERM right after a burst of requests: every access line reaches standard output',
+  async (t) => {
+    const runtime = await startRuntime(t)
+    const { child, url } = await serve(t, runtime.url)
+    const count = 300
+    const statuses = await Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        httpRequest(url, { path: `/health?n=${index}` }).then((response) => response.status),
+      ),
+    )
+    t.same(new Set(statuses), new Set([200]))
+    // The lines are still buffered (per event-loop turn, then in 16 KB blocks): only the
+    // shutdown's flushes can write them.
+    child.process.kill('SIGTERM')
+    t.same(await child.exit(), { code: 0, signal: null })
+    const logged = child.stdout
+      .map((text) => JSON.parse(text) as { msg?: string; path?: string })
+      .filter((record) => record.msg === 'request' && record.path === '/health')
+    t.equal(logged.length, count, 'one access line per request, none lost')
+  },
+)

@@ -114,3 +114,31 @@ void t.test('the forwarded path decodes back to the decision path', async (t) =>
     t.same(canonicalizeTarget(forwardPath).path, path, `${raw} is idempotent`)
   }
 })
+
+void t.test(
+  'a path with nothing to decode reads as the same path made to go the long way',
+  async (t) => {
+    // `%41` (A) sends a target through the decoding path; the answer must not depend on it.
+    const paths = [
+      '/',
+      '/agents',
+      '/agents/',
+      '/agents///',
+      '/agents/a1/runs',
+      '/a/.hidden/b',
+      '/a/.../b',
+      '/a/b..c/',
+      "/x/!$&'()*+,=:@~-_.y",
+      '/A',
+    ]
+    for (const path of paths) {
+      const slow = `/%41${path}`
+      const fast = `/A${path}`
+      const expected = canonicalizeTarget(slow)
+      t.same(canonicalizeTarget(`${fast}?q=1`), { ...expected, query: 'q=1' }, path)
+    }
+    for (const unclean of ['//', '/a//b', '/a/./b', '/a/../b', '/a/.', '/a/..', '/./', '/..']) {
+      t.throws(() => canonicalizeTarget(unclean), { code: 'INVALID_PATH' }, unclean)
+    }
+  },
+)
