@@ -24,7 +24,7 @@ export interface Principal {
   readonly serviceAccount?: { readonly id: string; readonly name: string }
   /** Epoch seconds after which the credential is no longer valid (JWT exp, account expiry); null: never. */
   readonly expiresAt: number | null
-  /** SHA-256 (hex) of the credential, for revocation of long-lived connections; never the credential. */
+  /** The credential's SHA-256 (`credentialDigest`), for revocation of long-lived connections; never the credential. */
   readonly credentialHash?: string
 }
 

@@ -2,10 +2,11 @@ import type { Logger } from '../logger.js'
 import { systemClock, type Clock } from '../clock.js'
 import { isExpired } from './service-account-principal.js'
 import type { ServiceAccountStore, Unsubscribe } from './store.js'
+import { digestOfStoredHash, storedHash } from './token-format.js'
 
 /** What hears of revocations: the verified-token cache, open WebSockets. */
 export interface RevocationSubscriber {
-  /** A token (by SHA-256) was revoked, on this replica or another. */
+  /** A token was revoked, on this replica or another: its digest (`credentialDigest`). */
   revoked(tokenHash: string): void
   /** The notification channel was interrupted: revocations may have been missed. */
   gap(): void
@@ -14,7 +15,7 @@ export interface RevocationSubscriber {
 /** The part of the hub its subscribers need. */
 export interface RevocationSource {
   subscribe(subscriber: RevocationSubscriber): Unsubscribe
-  /** Whether a token (by hash) still verifies: known, not revoked, not expired. */
+  /** Whether a token (by its digest) still verifies: known, not revoked, not expired. */
   stillValid(tokenHash: string): Promise<boolean>
 }
 
@@ -53,13 +54,17 @@ export class RevocationHub implements RevocationSource {
     return () => this.#subscribers.delete(subscriber)
   }
 
-  /** A revocation every subscriber must act on now (made here, or announced by another replica). */
+  /**
+   * A revocation every subscriber must act on now (made here, or announced by another replica),
+   * by the token's stored (hex) hash; subscribers hear its digest.
+   */
   revoked(tokenHash: string): void {
-    for (const subscriber of this.#subscribers) this.#call(() => subscriber.revoked(tokenHash))
+    const digest = digestOfStoredHash(tokenHash)
+    for (const subscriber of this.#subscribers) this.#call(() => subscriber.revoked(digest))
   }
 
   async stillValid(tokenHash: string): Promise<boolean> {
-    const record = await this.#store.findByTokenHash(tokenHash)
+    const record = await this.#store.findByTokenHash(storedHash(tokenHash))
     return (
       record !== null &&
       record.revokedAt === null &&

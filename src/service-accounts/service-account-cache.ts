@@ -15,10 +15,11 @@ export interface ServiceAccountCacheOptions {
 type OwnerReason = Exclude<CacheEvictionReason, 'capacity' | 'stale'>
 
 /**
- * Verified accounts by token hash. The key is the SHA-256 of the token (the very string the
- * principal keeps as its `credentialHash`): the token itself never reaches the cache. An entry is
- * fresh while its age since it was stored is at most the TTL (PAT-3); at `maxEntries` the least
- * recently used entry goes. The value is the principal itself: no wrapper object per entry.
+ * Verified accounts by token hash. The key is the SHA-256 of the token in its compact in-memory
+ * form (`credentialDigest`, the very string the principal keeps as its `credentialHash`): the
+ * token itself never reaches the cache. An entry is fresh while its age since it was stored is at
+ * most the TTL (PAT-3); at `maxEntries` the least recently used entry goes. The value is the
+ * principal itself (a few fields, see service-account-principal.ts): no wrapper object per entry.
  */
 export class ServiceAccountCache {
   readonly #entries: BoundedCache<string, ServiceAccountPrincipal, OwnerReason>

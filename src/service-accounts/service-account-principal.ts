@@ -16,18 +16,7 @@ export class ServicePrincipals {
 
   /** The principal of a verified token: scoped, always under authorization. */
   of(record: ServiceAccountRecord, credentialHash: string): ServiceAccountPrincipal {
-    return Object.freeze({
-      kind: 'service_account',
-      authenticated: true,
-      userId: `sa:${record.name}`,
-      sessionId: null,
-      scopes: this.#intern(record.scopes),
-      // Token scopes are enforced in every mode, open instances included (AUTH-8).
-      authorizationEnabled: true,
-      serviceAccount: Object.freeze({ id: record.id, name: record.name }),
-      expiresAt: record.expiresAt,
-      credentialHash,
-    })
+    return new AccountPrincipal(record, this.#intern(record.scopes), credentialHash)
   }
 
   #intern(scopes: readonly string[]): readonly string[] {
@@ -40,6 +29,52 @@ export class ServicePrincipals {
 export type ServiceAccountPrincipal = Principal & {
   readonly serviceAccount: { readonly id: string; readonly name: string }
 }
+
+const USER_ID_PREFIX = 'sa:'
+
+/**
+ * What the cache keeps per account, so a few fields only: the account's id and name, its user
+ * id, its interned scope list, its expiry and the token's digest. What every service-account
+ * principal says alike is on the prototype, and the principal is its own `serviceAccount` view
+ * (it has `id` and `name`) instead of holding another object.
+ */
+class AccountPrincipal implements ServiceAccountPrincipal {
+  declare readonly kind: 'service_account'
+  declare readonly authenticated: true
+  declare readonly sessionId: null
+  // Token scopes are enforced in every mode, open instances included (AUTH-8).
+  declare readonly authorizationEnabled: true
+  readonly id: string
+  readonly name: string
+  readonly userId: string
+  readonly scopes: readonly string[]
+  readonly expiresAt: number | null
+  readonly credentialHash: string
+
+  constructor(record: ServiceAccountRecord, scopes: readonly string[], credentialHash: string) {
+    this.id = record.id
+    // One string for both: joined into a flat `sa:<name>`, the name is a slice of it (V8 shares
+    // the characters of a slice of 13 or more), where a template literal would keep a
+    // concatenation node beside the name and a flat copy once it is read.
+    this.userId = [USER_ID_PREFIX, record.name].join('')
+    this.name = this.userId.slice(USER_ID_PREFIX.length)
+    this.scopes = scopes
+    this.expiresAt = record.expiresAt
+    this.credentialHash = credentialHash
+    Object.freeze(this)
+  }
+
+  get serviceAccount(): { readonly id: string; readonly name: string } {
+    return this
+  }
+}
+
+Object.defineProperties(AccountPrincipal.prototype, {
+  kind: { value: 'service_account' },
+  authenticated: { value: true },
+  sessionId: { value: null },
+  authorizationEnabled: { value: true },
+})
 
 /** Expired iff it has an expiry and that moment has come (TOKEN-1: `expires_at <= now`). */
 export function isExpired(expiresAt: number | null, nowMs: number): boolean {

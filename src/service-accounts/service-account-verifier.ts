@@ -1,4 +1,4 @@
-import { isServiceToken, type Credential } from '../auth/credential.js'
+import { credentialDigest, isServiceToken, type Credential } from '../auth/credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../auth/verifier.js'
@@ -19,7 +19,7 @@ import {
 import { StoreUnavailableError } from './store-errors.js'
 import type { RevocationSubscriber } from './revocation-hub.js'
 import type { ServiceAccountRecord, ServiceAccountStore } from './store.js'
-import { checkTokenShape, hashToken } from './token-format.js'
+import { checkTokenShape, storedHash } from './token-format.js'
 import {
   invalidTokenError,
   throttledError,
@@ -46,7 +46,8 @@ export interface ServiceAccountVerifierDeps {
  * expired and malformed tokens get the same 401 and each counts against the client's throttle; a
  * valid token is refused only past a limited client's lookup budget (PAT-4), and a store outage
  * (503) is never counted. Only the token's
- * SHA-256 is kept, looked up or logged.
+ * SHA-256 is kept, looked up or logged: `tokenHash` here is its in-memory form (`credentialDigest`),
+ * turned into the store's hex form for a lookup.
  */
 export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   readonly kind = 'service_account'
@@ -114,7 +115,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   ): Promise<Principal | typeof NOT_RESPONSIBLE> {
     if (!isServiceToken(credential.token)) return NOT_RESPONSIBLE
     const client = throttleKey(request.clientAddress)
-    const tokenHash = hashToken(credential.token)
+    const tokenHash = credentialDigest(credential.token)
     // Only well-formed tokens are ever cached, so the shape check can wait for a miss.
     const cached = this.#cache.get(tokenHash)
     this.#logger.debug(
@@ -146,7 +147,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     const generation = this.#cache.generation
     let record: ServiceAccountRecord | null
     try {
-      record = await this.#store.findByTokenHash(tokenHash)
+      record = await this.#store.findByTokenHash(storedHash(tokenHash))
     } catch (error) {
       this.#unavailable(error)
     }

@@ -76,7 +76,18 @@ export function checkTokenShape(token: string): TokenShape {
   return checksumOf(body) === token.slice(CHECKSUM_START) ? 'ok' : 'checksum'
 }
 
+/** SHA-256 (lowercase hex) of a token: the form the store keeps and looks up. */
 export function hashToken(token: string): string {
   // The one-shot hash: no Hash object per presented token.
   return hash('sha256', token, 'hex')
+}
+
+/** The stored (hex) form of a token's in-memory digest (`credentialDigest`). */
+export function storedHash(digest: string): string {
+  return Buffer.from(digest, 'latin1').toString('hex')
+}
+
+/** The in-memory digest (`credentialDigest`) of a stored (hex) token hash. */
+export function digestOfStoredHash(tokenHash: string): string {
+  return Buffer.from(tokenHash, 'hex').toString('latin1')
 }

@@ -1,9 +1,8 @@
-import { hash } from 'node:crypto'
 import { summarizeAuthMode } from '../../config/auth-mode.js'
 import type { Config } from '../../config/schema.js'
 import type { Logger } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
-import { isServiceToken, type Credential } from '../credential.js'
+import { credentialDigest, isServiceToken, type Credential } from '../credential.js'
 import type { Principal } from '../../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from '../verifier.js'
 import { systemClock, type Clock } from '../../clock.js'
@@ -101,7 +100,7 @@ export class JwtVerifier implements Verifier {
   async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
     const token = credential.token
     if (isServiceToken(token)) return NOT_RESPONSIBLE
-    const credentialHash = hash('sha256', token, 'hex')
+    const credentialHash = credentialDigest(token)
     const authorizationEnabled = this.#authorizationEnabled
     if (!this.#auth.validate) {
       return decodeUnverified(token, this.#auth, { credentialHash, authorizationEnabled })

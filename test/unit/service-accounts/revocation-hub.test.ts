@@ -5,7 +5,8 @@ import {
   RevocationHub,
   type RevocationSubscriber,
 } from '../../../src/service-accounts/revocation-hub.js'
-import { hashToken, mintToken } from '../../../src/service-accounts/token-format.js'
+import { credentialDigest } from '../../../src/auth/credential.js'
+import { mintToken } from '../../../src/service-accounts/token-format.js'
 import { LogCapture } from '../../helpers/log-capture.js'
 import { MemoryServiceAccountStore } from '../../helpers/memory-store.js'
 import { FakeClock } from './verifier-fixture.js'
@@ -37,17 +38,19 @@ void t.test('local revocations, other replicas and gaps reach every subscriber',
   const [cache, sockets] = [recorder(), recorder()]
   hub.subscribe(cache)
   const stop = hub.subscribe(sockets)
-  hub.revoked('local')
-  store.announce({ id: 'id-1', tokenHash: 'remote' })
+  const [local, remote, later, afterStop] = [mintToken(), mintToken(), mintToken(), mintToken()]
+  const heard = (minted: { token: string }) => `revoked ${credentialDigest(minted.token)}`
+  hub.revoked(local.hash)
+  store.announce({ id: 'id-1', tokenHash: remote.hash })
   store.signalGap()
-  t.same(cache.events, ['revoked local', 'revoked remote', 'gap'])
+  t.same(cache.events, [heard(local), heard(remote), 'gap'], 'stored hashes in, digests out')
   t.same(sockets.events, cache.events)
   stop()
-  hub.revoked('later')
+  hub.revoked(later.hash)
   t.same(sockets.events.at(-1), 'gap', 'unsubscribed: nothing more')
   hub.stop()
-  store.announce({ id: 'id-2', tokenHash: 'after-stop' })
-  t.same(cache.events.at(-1), 'revoked later', 'stopped: the store is no longer heard')
+  store.announce({ id: 'id-2', tokenHash: afterStop.hash })
+  t.same(cache.events.at(-1), heard(later), 'stopped: the store is no longer heard')
 })
 
 void t.test('a failing subscriber is logged and does not keep others from hearing', async (t) => {
@@ -60,8 +63,9 @@ void t.test('a failing subscriber is logged and does not keep others from hearin
     gap: () => undefined,
   })
   hub.subscribe(after)
-  hub.revoked('h')
-  t.same(after.events, ['revoked h'])
+  const { token, hash } = mintToken()
+  hub.revoked(hash)
+  t.same(after.events, [`revoked ${credentialDigest(token)}`])
   t.match(logs.text, /revocation subscriber failed/)
 })
 
@@ -80,11 +84,11 @@ void t.test('stillValid: known, not revoked, not expired', async (t) => {
       expiresAt,
       createdBy: null,
     })
-    return { hash: hashToken(token), record }
+    return { hash: credentialDigest(token), record }
   }
   const active = await account(null)
   t.ok(await hub.stillValid(active.hash))
-  t.notOk(await hub.stillValid('0'.repeat(64)), 'unknown')
+  t.notOk(await hub.stillValid('\u0000'.repeat(32)), 'unknown')
   const expiring = await account(clock.seconds + 10)
   t.ok(await hub.stillValid(expiring.hash))
   clock.advance(10_000)

@@ -2,7 +2,12 @@ import t from 'tap'
 import { NOT_RESPONSIBLE } from '../../../src/auth/verifier.js'
 import { createLogger } from '../../../src/logger.js'
 import { RevocationHub } from '../../../src/service-accounts/revocation-hub.js'
-import { hashToken, mintToken } from '../../../src/service-accounts/token-format.js'
+import { credentialDigest } from '../../../src/auth/credential.js'
+import {
+  digestOfStoredHash,
+  hashToken,
+  mintToken,
+} from '../../../src/service-accounts/token-format.js'
 import { failure, verifierFixture } from './verifier-fixture.js'
 
 const INVALID = {
@@ -22,7 +27,9 @@ void t.test('only svc_pat_ tokens are its business', async (t) => {
 void t.test('a valid token gives the service-account principal', async (t) => {
   const { verify, mint } = verifierFixture()
   const { token, record } = await mint({ name: 'ci-bot', scopes: ['agents:run', 'agents:run'] })
-  t.same(await verify(token), {
+  const principal = await verify(token)
+  // `has`: the principal is also its own `serviceAccount` view, so it has `id` and `name` too.
+  t.has(principal, {
     kind: 'service_account',
     authenticated: true,
     userId: 'sa:ci-bot',
@@ -31,8 +38,9 @@ void t.test('a valid token gives the service-account principal', async (t) => {
     authorizationEnabled: true,
     serviceAccount: { id: record.id, name: 'ci-bot' },
     expiresAt: record.expiresAt,
-    credentialHash: hashToken(token),
+    credentialHash: credentialDigest(token),
   })
+  t.ok(Object.isFrozen(principal), 'a cached principal is shared between requests')
 })
 
 void t.test('unknown, revoked, expired and malformed tokens share one 401', async (t) => {
@@ -130,7 +138,7 @@ void t.test('a lookup that straddles a revocation is not cached', async (t) => {
   const find = store.findByTokenHash.bind(store)
   store.findByTokenHash = async (hash) => {
     const found = await find(hash)
-    verifier.revoked(hash)
+    verifier.revoked(digestOfStoredHash(hash))
     return found
   }
   await verify(token)

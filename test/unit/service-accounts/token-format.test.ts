@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
+import { credentialDigest } from '../../../src/auth/credential.js'
 import {
   DISPLAY_PREFIX_LENGTH,
   TOKEN_LENGTH,
   checkTokenShape,
+  digestOfStoredHash,
   hashToken,
   mintToken,
+  storedHash,
 } from '../../../src/service-accounts/token-format.js'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -98,3 +101,12 @@ void t.test(
     }
   },
 )
+
+void t.test('in memory a token hash is its 32 bytes, 32 characters; stored, 64 hex', async (t) => {
+  const { token, hash } = mintToken((size) => new Uint8Array(size).fill(0xff))
+  const digest = credentialDigest(token)
+  t.equal(digest.length, 32)
+  t.equal(digest, createHash('sha256').update(token).digest().toString('latin1'))
+  t.equal(storedHash(digest), hash, 'the store is asked with the hex it keeps')
+  t.equal(digestOfStoredHash(hash), digest, 'a revocation from the store finds the cache key')
+})

@@ -130,7 +130,7 @@ void t.test('the principal (AUTH-1)', async (t) => {
     dependencies: { tenant: { id: 't1' } },
     sessionState: { plan: 'pro', nullable: null },
     expiresAt: exp,
-    credentialHash: createHash('sha256').update(token).digest('hex'),
+    credentialHash: createHash('sha256').update(token).digest().toString('latin1'),
   })
   t.ok(Object.isFrozen(result) && Object.isFrozen(result.claims) && Object.isFrozen(result.scopes))
   t.ok(
