@@ -1,5 +1,5 @@
 import type { PrincipalKind } from '../principal.js'
-import type { UserAgentClass } from './user-agent-class.js'
+import type { ClientClass } from './client-class.js'
 
 /** Every kind of audit event, the closed list metrics and filters use. */
 export const AUDIT_EVENT_TYPES = [
@@ -77,7 +77,7 @@ export interface AccountUse {
   readonly requestId: string
   /** Epoch milliseconds. */
   readonly occurredAt: number
-  readonly userAgent: UserAgentClass
+  readonly clientClass: ClientClass
 }
 
 /** How a store records what the audit trail derives from changes and uses. */

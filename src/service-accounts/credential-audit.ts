@@ -4,7 +4,7 @@ import type { AuditQueue } from './audit-queue.js'
 import type { RefusedTokenCounter } from './metrics.js'
 import { RefusedTally, type AuditedRequest, type RefusalReason } from './refused-tally.js'
 import { ThrottleEpisodes } from './throttle-episodes.js'
-import { userAgentClass } from './user-agent-class.js'
+import { clientClass } from './client-class.js'
 
 /** An account as a verification knows it. */
 export interface AuditedAccount {
@@ -68,7 +68,7 @@ export class CredentialAudit {
       clientAddress: request.clientAddress,
       requestId: request.requestId,
       occurredAt: Math.floor(this.#clock.now()),
-      userAgent: userAgentClass(request.headers['user-agent']),
+      clientClass: clientClass(request.headers),
     })
   }
 

@@ -26,7 +26,7 @@ export function addressEvent(use: AccountUse, first: boolean): NewAuditEvent {
     accountName: use.accountName,
     clientAddress: use.clientAddress,
     requestId: use.requestId,
-    details: { user_agent: use.userAgent },
+    details: { client_class: use.clientClass },
   }
 }
 

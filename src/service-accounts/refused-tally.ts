@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js'
 import type { NewAuditEvent } from './audit-event.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { RequestClient } from '../inbound/inbound-request.js'
-import { userAgentClass, type UserAgentClass } from './user-agent-class.js'
+import { clientClass, type ClientClass } from './client-class.js'
 
 export type RefusalReason = 'unknown' | 'revoked' | 'expired'
 
@@ -16,7 +16,7 @@ export type AuditedRequest = Pick<RequestClient, 'clientAddress' | 'requestId'> 
 interface RefusedRequest {
   readonly clientAddress: string
   readonly requestId: string
-  readonly userAgent: UserAgentClass
+  readonly clientClass: ClientClass
 }
 
 interface OpenTally {
@@ -77,7 +77,7 @@ export class RefusedTally {
     const first = {
       clientAddress: request.clientAddress,
       requestId: request.requestId,
-      userAgent: userAgentClass(request.headers['user-agent']),
+      clientClass: clientClass(request.headers),
     }
     this.#open.set(key, {
       openedAt: now,
@@ -122,7 +122,7 @@ export class RefusedTally {
         count: tally.count,
         first_at: tally.firstAt,
         last_at: tally.lastAt,
-        user_agent: tally.request.userAgent,
+        client_class: tally.request.clientClass,
       },
     })
   }

@@ -113,7 +113,7 @@ export function accountUse(
     clientAddress,
     requestId: `req-${randomUUID().slice(0, 8)}`,
     occurredAt,
-    userAgent: 'python',
+    clientClass: 'python',
   }
 }
 
@@ -528,7 +528,7 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
       clientAddress: '203.0.113.1',
       requestId: first.requestId,
       occurredAt: 1_700_000_000_500,
-      details: { user_agent: 'python' },
+      details: { client_class: 'python' },
     })
     t.same(await types([], [accountUse(account, '203.0.113.1')]), [], 'a known address: nothing')
     t.same(

@@ -159,14 +159,14 @@ onStore(t, async (t, store) => {
         actor: 'sa:k-rotating',
         clientAddress: '203.0.113.10',
         requestId: requestId(first),
-        details: { user_agent: 'python' },
+        details: { client_class: 'python' },
       },
     ])
     t.match(of('use_from_new_address'), [
       {
         clientAddress: '203.0.113.11',
         requestId: requestId(moved),
-        details: { user_agent: 'curl' },
+        details: { client_class: 'curl' },
       },
     ])
     t.match(of('rotation'), [
@@ -192,13 +192,13 @@ onStore(t, async (t, store) => {
         accountName: 'k-rotating',
         clientAddress: '203.0.113.20',
         requestId: requestId(refusals[0] as Reply),
-        details: { reason: 'revoked', count: 25, user_agent: 'python' },
+        details: { reason: 'revoked', count: 25, client_class: 'python' },
       },
       {
         accountId: null,
         clientAddress: '203.0.113.30',
         requestId: requestId(unknown),
-        details: { reason: 'unknown', count: 1, user_agent: 'go' },
+        details: { reason: 'unknown', count: 1, client_class: 'go' },
       },
     ])
     t.equal(trail.length, 7, 'the known address, the repeat and the malformed token wrote nothing')

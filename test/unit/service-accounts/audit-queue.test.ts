@@ -71,7 +71,7 @@ function use(name: string): AccountUse {
     clientAddress: '198.51.100.1',
     requestId: name,
     occurredAt: 1,
-    userAgent: 'curl',
+    clientClass: 'curl',
   }
 }
 
@@ -79,15 +79,16 @@ function fixture(options: { maxEvents?: number; batchSize?: number } = {}) {
   const store = new FakeStore()
   const logs = new LogCapture()
   const registry = new Registry()
-  let queue: AuditQueue | undefined
-  const metrics = createAuditMetrics(registry, () => queue?.depth ?? 0)
-  queue = new AuditQueue({
+  const holder: { queue?: AuditQueue } = {}
+  const metrics = createAuditMetrics(registry, () => holder.queue?.depth ?? 0)
+  const queue = new AuditQueue({
     store,
     maxEvents: options.maxEvents ?? 100,
     batchSize: options.batchSize ?? 100,
     logger: createLogger({ level: 'info', destination: logs }),
     metrics,
   })
+  holder.queue = queue
   const metric = async (name: string, labels: Record<string, string> = {}) =>
     metricValue(await registry.metrics(), name, labels)
   const enqueue = (...items: QueuedAudit[]) => {

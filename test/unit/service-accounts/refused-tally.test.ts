@@ -51,7 +51,7 @@ void t.test(
         count: 1_000,
         first_at: start,
         last_at: start + 9_990,
-        user_agent: 'curl',
+        client_class: 'curl',
       },
     })
     t.equal(tally.openWindows, 0)

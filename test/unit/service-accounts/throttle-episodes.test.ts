@@ -12,7 +12,7 @@ function fixture(maxOpen = 100) {
 }
 
 const states = (events: readonly NewAuditEvent[]) =>
-  events.map((event) => `${String(event.details.state)} ${String(event.clientAddress)}`)
+  events.map((event) => `${event.details.state as string} ${event.clientAddress as string}`)
 
 void t.test('an address enters, and leaves when the throttle lets it go', async (t) => {
   const { clock, events, episodes, request } = fixture()

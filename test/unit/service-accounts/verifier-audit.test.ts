@@ -20,12 +20,12 @@ void t.test('uses: the first, then each new address, once; last_used_from', asyn
       actor: 'sa:bot',
       clientAddress: '198.51.100.1',
       requestId: 'test-request',
-      details: { user_agent: 'python' },
+      details: { client_class: 'python' },
     },
     {
       type: 'use_from_new_address',
       clientAddress: '198.51.100.2',
-      details: { user_agent: 'curl' },
+      details: { client_class: 'curl' },
     },
   ])
   t.match(await store.findById(record.id), {
@@ -60,7 +60,7 @@ void t.test(
         accountId: record.id,
         accountName: 'leaked',
         clientAddress: '203.0.113.5',
-        details: { reason: 'revoked', count: 15, user_agent: 'python' },
+        details: { reason: 'revoked', count: 15, client_class: 'python' },
       },
       { type: 'refused', accountId: null, details: { reason: 'unknown', count: 3 } },
     ])

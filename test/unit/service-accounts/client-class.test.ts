@@ -1,8 +1,8 @@
 import t from 'tap'
-import { userAgentClass } from '../../../src/service-accounts/user-agent-class.js'
+import { clientClass } from '../../../src/service-accounts/client-class.js'
 
-void t.test('a User-Agent becomes one word of a closed set', async (t) => {
-  const cases: [string | string[] | undefined, string][] = [
+void t.test('the client software becomes one word of a closed set', async (t) => {
+  const cases: [string | undefined, string][] = [
     [undefined, 'none'],
     ['  ', 'none'],
     ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36', 'browser'],
@@ -17,8 +17,9 @@ void t.test('a User-Agent becomes one word of a closed set', async (t) => {
     ['Go-http-client/1.1', 'go'],
     ['Java/17.0.2', 'java'],
     ['okhttp/4.12.0', 'java'],
-    [['curl/8', 'python'], 'curl'],
     ['my-agent svc_pat_secret-in-the-header', 'other'],
   ]
-  for (const [header, expected] of cases) t.equal(userAgentClass(header), expected, String(header))
+  for (const [header, expected] of cases)
+    t.equal(clientClass({ 'user-agent': header }), expected, String(header))
+  t.equal(clientClass({}), 'none', 'no header')
 })
