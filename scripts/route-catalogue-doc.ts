@@ -1,5 +1,7 @@
 import { AGENTOS_LINES, agentosCatalogue } from '../src/policy/catalogue/index.js'
+import { PORTCULLIS_SCOPE_MAPPINGS } from '../src/policy/catalogue/portcullis-routes.js'
 import { RouteCatalogue, type CompiledRoute } from '../src/policy/catalogue/route-catalogue.js'
+import type { DefaultScopeMapping } from '../src/policy/catalogue/scope-patterns.js'
 import type { HandlerCheck, OwnedResource } from '../src/policy/catalogue/route-facts.js'
 
 /** The interfaces as a default config mounts them, so their routes appear too. */
@@ -108,11 +110,24 @@ export function renderRouteCatalogue(): string {
       '',
       '| # | method | pattern | scopes |',
       '|---|---|---|---|',
-      ...catalogue.scopeMappings.map(
-        ([method, pattern, scopes], index) =>
-          `| ${index + 1} | ${method} | \`${pattern}\` | ${scopes.map((scope) => `\`${scope}\``).join(', ')} |`,
-      ),
+      ...catalogue.scopeMappings.map(scopeRow),
     )
   }
+  parts.push(
+    '',
+    '## Routes Portcullis adds',
+    '',
+    'Routes no AgentOS line has, added to every line’s scope table after its own entries',
+    '(`scope_mappings` can override them as any entry). Which accounts a caller may read there',
+    'follows the line’s `/service-accounts` ownership rule (SA-6).',
+    '',
+    '| # | method | pattern | scopes |',
+    '|---|---|---|---|',
+    ...PORTCULLIS_SCOPE_MAPPINGS.map(scopeRow),
+  )
   return `${parts.join('\n')}\n`
+}
+
+function scopeRow([method, pattern, scopes]: DefaultScopeMapping, index: number): string {
+  return `| ${index + 1} | ${method} | \`${pattern}\` | ${scopes.map((scope) => `\`${scope}\``).join(', ')} |`
 }

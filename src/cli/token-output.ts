@@ -32,7 +32,53 @@ export function printAccounts(
     date(account.last_used_at, '-'),
     account.scopes.map((scope) => scope.raw).join(' '),
   ])
-  const header = ['NAME', 'ID', 'TOKEN', 'STATE', 'EXPIRES', 'LAST USED', 'SCOPES']
+  printTable(['NAME', 'ID', 'TOKEN', 'STATE', 'EXPIRES', 'LAST USED', 'SCOPES'], rows, out)
+}
+
+/** The fields of an audit event the CLI shows (the API's answer, snake_case). */
+export interface EventSummary {
+  readonly seq: number
+  readonly occurred_at: string
+  readonly type: string
+  readonly actor: string | null
+  readonly actor_kind: string | null
+  readonly account_name: string | null
+  readonly client_address: string | null
+  readonly details: Readonly<Record<string, unknown>>
+}
+
+/** Audit events as a table, newest first as the gateway lists them. */
+export function printEvents(events: readonly EventSummary[], out: NodeJS.WritableStream): void {
+  if (events.length === 0) {
+    out.write('No audit events.\n')
+    return
+  }
+  const rows = events.map((event) => [
+    event.occurred_at,
+    String(event.seq),
+    event.type,
+    event.account_name ?? '-',
+    event.actor ?? (event.actor_kind === 'security_key' ? '(security key)' : '-'),
+    event.client_address ?? '-',
+    Object.entries(event.details)
+      .map(([key, value]) => `${key}=${detailText(value)}`)
+      .join(' '),
+  ])
+  printTable(['TIME', 'SEQ', 'TYPE', 'ACCOUNT', 'ACTOR', 'FROM', 'DETAILS'], rows, out)
+}
+
+function detailText(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+    return value.join(',')
+  return JSON.stringify(value)
+}
+
+function printTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  out: NodeJS.WritableStream,
+): void {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   )

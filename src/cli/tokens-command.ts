@@ -9,7 +9,13 @@ import {
   type GatewayTarget,
   type JsonResponse,
 } from './gateway-client.js'
-import { printAccounts, type AccountSummary } from './token-output.js'
+import { isAccountId } from '../service-accounts/account-id.js'
+import {
+  printAccounts,
+  printEvents,
+  type AccountSummary,
+  type EventSummary,
+} from './token-output.js'
 
 interface CommonOptions {
   url?: string
@@ -22,9 +28,10 @@ interface CommonOptions {
  */
 const AGENTOS_SCOPES = (): readonly string[] => definedScopes(agentosCatalogue('2.9'))
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** The API's largest page. */
+const PAGE_LIMIT = 100
 
-/** `portcullis tokens create|list|revoke`, against a running gateway's /service-accounts. */
+/** `portcullis tokens create|list|revoke|events`, against a running gateway's /service-accounts. */
 export function registerTokensCommands(program: Command): void {
   const tokens = program
     .command('tokens')
@@ -110,7 +117,7 @@ export function registerTokensCommands(program: Command): void {
     .option('--json', 'print JSON (on failure: the gateway’s error body)')
     .action(async (nameOrId: string, options: CommonOptions) => {
       const target = resolveTarget(options.url, process.env)
-      const id = UUID.test(nameOrId) ? nameOrId : await activeIdByName(target, nameOrId, options)
+      const id = isAccountId(nameOrId) ? nameOrId : await activeIdByName(target, nameOrId, options)
       const response = await callGateway(
         target,
         'DELETE',
@@ -123,6 +130,78 @@ export function registerTokensCommands(program: Command): void {
       if (options.json === true) process.stdout.write(`${JSON.stringify({ revoked: id })}\n`)
       else process.stdout.write(`Revoked ${nameOrId === id ? id : `${nameOrId} (${id})`}\n`)
     })
+  tokens
+    .command('events')
+    .description(
+      'Show the audit trail, newest first: every account’s events, or those of the accounts that bore NAME (or of the account with that id)',
+    )
+    .argument('[name-or-id]', 'an account name (every account that bore it) or an account id')
+    .option('--type <type...>', 'only these event types (mint, revoke, first_use, refused, …)')
+    .option(
+      '--since <when>',
+      'from this time on: epoch seconds, 2025-07-01 or an ISO 8601 time with zone',
+    )
+    .option('--until <when>', 'before this time (same forms)')
+    .option('--limit <n>', 'at most this many events', '50')
+    .option('--url <url>', 'gateway URL')
+    .option('--json', 'print JSON (on failure: the gateway’s error body)')
+    .action(async (nameOrId: string | undefined, options: EventsOptions) => {
+      const limit = Number(options.limit)
+      if (!Number.isSafeInteger(limit) || limit < 1)
+        throw new CliError(`--limit must be a positive whole number, not ${options.limit}`)
+      const query = new URLSearchParams()
+      if (nameOrId !== undefined) query.set('account', nameOrId)
+      for (const type of options.type ?? []) query.append('type', type)
+      if (options.since !== undefined) query.set('since', options.since)
+      if (options.until !== undefined) query.set('until', options.until)
+      const events = await listEvents(
+        resolveTarget(options.url, process.env),
+        query,
+        limit,
+        options,
+      )
+      if (options.json === true) process.stdout.write(`${JSON.stringify(events, null, 2)}\n`)
+      else printEvents(events, process.stdout)
+    })
+}
+
+interface EventsOptions extends CommonOptions {
+  type?: string[]
+  since?: string
+  until?: string
+  limit: string
+}
+
+/**
+ * Up to `limit` events, newest first, page after page. An event written meanwhile pushes older
+ * ones onto the next page: events seen already are skipped.
+ */
+async function listEvents(
+  target: GatewayTarget,
+  query: URLSearchParams,
+  limit: number,
+  options: CommonOptions,
+): Promise<EventSummary[]> {
+  const size = Math.min(limit, PAGE_LIMIT)
+  const events = new Map<number, EventSummary>()
+  for (let page = 1; events.size < limit; page++) {
+    const paged = new URLSearchParams(query)
+    paged.set('page', String(page))
+    paged.set('limit', String(size))
+    const response = await callGateway(
+      target,
+      'GET',
+      `/service-accounts/events?${paged.toString()}`,
+    )
+    if (response.status !== 200) {
+      printErrorBody(response, options)
+      throw new CliError(`events failed (${response.status}): ${detailOf(response.body)}`)
+    }
+    const body = response.body as { data: EventSummary[]; meta: { total_pages: number } }
+    for (const event of body.data) if (events.size < limit) events.set(event.seq, event)
+    if (page >= body.meta.total_pages) break
+  }
+  return [...events.values()]
 }
 
 function expiry(value: string): Record<string, unknown> {
@@ -147,7 +226,7 @@ async function listAll(
     const response = await callGateway(
       target,
       'GET',
-      `/service-accounts?page=${page}&limit=100&include_revoked=${includeRevoked}`,
+      `/service-accounts?page=${page}&limit=${PAGE_LIMIT}&include_revoked=${includeRevoked}`,
     )
     if (response.status !== 200) {
       printErrorBody(response, options)

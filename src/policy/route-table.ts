@@ -4,7 +4,7 @@ import { pathSegments, TemplateTrie } from './template-trie.js'
 
 export { mappingKeyProblem, parseMappingKey, type MappingKey } from './route-template.js'
 
-export type RouteSource = 'default' | 'custom' | 'interface'
+export type RouteSource = 'default' | 'portcullis' | 'custom' | 'interface'
 
 /**
  * A rule: `{name}` or `*` is one segment, a final `{**}` or `**` one or more segments. `scopes`
@@ -27,19 +27,24 @@ export interface RouteMatch {
 export interface RouteTableConfig {
   /** The AgentOS line's default table (its catalogue's `scopeMappings`). */
   readonly defaults: readonly DefaultScopeMapping[]
+  /** The routes Portcullis itself adds to every line's table, in the same form. */
+  readonly portcullis?: readonly DefaultScopeMapping[]
   /** The user's `scope_mappings`: `"<METHOD> <path>"` → scopes; null when not configured. */
   readonly scopeMappings: Readonly<Record<string, readonly string[]>> | null
   /** Mappings contributed by protocol interfaces (A2A, AG-UI). */
   readonly interfaceMappings?: readonly RouteEntry[]
 }
 
-/** An AgentOS default table as Portcullis rules. */
-export function defaultRouteEntries(defaults: readonly DefaultScopeMapping[]): RouteEntry[] {
+/** An AgentOS default table (or Portcullis's own routes, `source`) as Portcullis rules. */
+export function defaultRouteEntries(
+  defaults: readonly DefaultScopeMapping[],
+  source: RouteSource = 'default',
+): RouteEntry[] {
   return defaults.map(([method, pattern, scopes]) => ({
     method,
     template: agentosPatternToTemplate(pattern),
     scopes,
-    source: 'default',
+    source,
   }))
 }
 
@@ -67,7 +72,10 @@ export class RouteTable {
     this.#entries = Object.freeze(kept)
   }
 
-  /** Defaults, then interface mappings, then the user's `scope_mappings` (the last word). */
+  /**
+   * Defaults, then Portcullis's own routes, then interface mappings, then the user's
+   * `scope_mappings` (the last word).
+   */
   static fromConfig(config: RouteTableConfig): RouteTable {
     const custom = Object.entries(config.scopeMappings ?? {}).map(([key, scopes]): RouteEntry => ({
       ...parseMappingKey(key),
@@ -76,6 +84,7 @@ export class RouteTable {
     }))
     return new RouteTable([
       ...defaultRouteEntries(config.defaults),
+      ...defaultRouteEntries(config.portcullis ?? [], 'portcullis'),
       ...(config.interfaceMappings ?? []),
       ...custom,
     ])

@@ -100,6 +100,8 @@ export interface EventQuery {
   readonly offset: number
   readonly types?: readonly AuditEventType[]
   readonly accountId?: string
+  /** Events of every account that bore this name (a name can be minted again after a revoke). */
+  readonly accountName?: string
   /** Epoch milliseconds, inclusive. */
   readonly since?: number
   /** Epoch milliseconds, exclusive. */

@@ -101,6 +101,8 @@ export function eventListStatements(query: EventQuery): ListStatements {
   }
   if (query.types !== undefined) conditions.push(`e.type = ANY(${bind([...query.types])}::text[])`)
   if (query.accountId !== undefined) conditions.push(`e.account_id = ${bind(query.accountId)}`)
+  if (query.accountName !== undefined)
+    conditions.push(`e.account_name = ${bind(query.accountName)}`)
   if (query.since !== undefined) conditions.push(`e.occurred_at >= ${bind(query.since)}`)
   if (query.until !== undefined) conditions.push(`e.occurred_at < ${bind(query.until)}`)
   if (query.actor !== undefined) conditions.push(`e.actor = ${bind(query.actor)}`)

@@ -487,6 +487,8 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
     t.same(await seqs({ types: ['mint', 'revoke'] }), { seqs: [7, 3, 2, 1], total: 4 })
     t.same(await seqs({ types: [] }), { seqs: [], total: 0 })
     t.same(await seqs({ accountId: mine.id }), { seqs: [4, 1], total: 2 })
+    t.same(await seqs({ accountName: mine.name }), { seqs: [4, 1], total: 2 })
+    t.same(await seqs({ accountName: 'nobody' }), { seqs: [], total: 0 })
     t.same(await seqs({ since: 30, until: 60 }), { seqs: [5, 4, 3], total: 3 }, '[since, until)')
     t.same(await seqs({ actor: 'bob' }), { seqs: [7, 2], total: 2 })
     t.same(await seqs({ actor: "x' OR '1'='1" }), { seqs: [], total: 0 }, 'a value, never SQL')

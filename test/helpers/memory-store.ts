@@ -191,6 +191,7 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
         (event) =>
           (query.types === undefined || query.types.includes(event.type)) &&
           (query.accountId === undefined || event.accountId === query.accountId) &&
+          (query.accountName === undefined || event.accountName === query.accountName) &&
           (query.since === undefined || event.occurredAt >= query.since) &&
           (query.until === undefined || event.occurredAt < query.until) &&
           (query.actor === undefined || event.actor === query.actor) &&

@@ -9,6 +9,8 @@ import { corsErrorHeaders } from '../cors.js'
 import { admittedOf, requestOf, type GatewayContext } from '../state.js'
 
 const BASE = '/service-accounts'
+/** Below BASE: every account's events, and one account's (`{id}/events`). */
+const EVENTS = 'events'
 const NOT_AVAILABLE =
   'Service Accounts not available: pass a `db` to AgentOS to enable this feature.'
 
@@ -33,7 +35,7 @@ export function serviceAccountsRoute(deps: {
       await next()
       return
     }
-    ctx.state.localRoute = path === BASE ? BASE : `${BASE}/{id}`
+    ctx.state.localRoute = localRoute(path)
     if (deps.api === undefined) {
       throw new GatewayError('STORE_UNAVAILABLE', NOT_AVAILABLE, {
         reason: 'service_accounts.disabled',
@@ -81,6 +83,15 @@ function setCorsHeaders(ctx: GatewayContext, allowedOrigins: readonly string[]):
   ctx.vary('Origin')
 }
 
+/** The bounded route label of metrics and the access log. */
+function localRoute(path: string): string {
+  if (path === BASE) return BASE
+  const below = path.slice(BASE.length + 1).split('/')
+  if (below.length === 1 && below[0] === EVENTS) return `${BASE}/${EVENTS}`
+  if (below.length === 2 && below[1] === EVENTS) return `${BASE}/{id}/${EVENTS}`
+  return `${BASE}/{id}`
+}
+
 async function dispatch(
   ctx: GatewayContext,
   api: ServiceAccountsApi,
@@ -88,20 +99,26 @@ async function dispatch(
   path: string,
 ): Promise<ApiResponse> {
   const principal = admittedOf(ctx).principal
+  const query = () => new URLSearchParams(requestOf(ctx).inbound.query)
   if (path === BASE) {
     if (ctx.method === 'POST') {
       // The request's one body view reads it, bounded by `server.max_body_bytes`.
       const raw = await requestOf(ctx).body.bytes()
       return api.mint(principal, parseJsonBody(raw, limits.maxJsonDepth), requestOf(ctx).inbound)
     }
-    if (ctx.method === 'GET')
-      return api.list(principal, new URLSearchParams(requestOf(ctx).inbound.query))
+    if (ctx.method === 'GET') return api.list(principal, query())
     throw methodNotAllowed()
   }
-  const id = path.slice(BASE.length + 1)
-  if (id.includes('/'))
+  const [id = '', below, ...deeper] = path.slice(BASE.length + 1).split('/')
+  if (below === undefined) {
+    // Account ids are uuids: no account is named by `events`, so a GET there is never a read of one.
+    if (ctx.method === 'GET' && id === EVENTS) return api.events(principal, query())
+    if (ctx.method === 'DELETE') return api.revoke(principal, id, requestOf(ctx).inbound)
+    throw methodNotAllowed()
+  }
+  if (below !== EVENTS || deeper.length > 0)
     throw new GatewayError('NOT_FOUND', 'Not Found', { reason: 'service_accounts.route' })
-  if (ctx.method === 'DELETE') return api.revoke(principal, id, requestOf(ctx).inbound)
+  if (ctx.method === 'GET') return api.accountEvents(principal, id, query())
   throw methodNotAllowed()
 }
 

@@ -3,6 +3,7 @@ import { RouteTable, type RouteEntry, type RouteMatch } from '../route-table.js'
 import { pathSegments, TemplateTrie } from '../template-trie.js'
 import type { AgentOsCatalogue } from './agentos-catalogue.js'
 import type { AgentOsLine } from './agentos-line.js'
+import { PORTCULLIS_SCOPE_MAPPINGS } from './portcullis-routes.js'
 import { agentosPatternToTemplate } from './scope-patterns.js'
 export type { ResourceContext } from './route-facts.js'
 
@@ -120,7 +121,7 @@ const WILDCARD_METHOD = '*'
 export class RouteCatalogue {
   readonly line: AgentOsLine
   readonly catalogue: AgentOsCatalogue
-  /** The scope table in force. */
+  /** The scope table in force: the line's, Portcullis's own routes, interfaces, the user's. */
   readonly scopes: RouteTable
   /** The line's defaults alone: AgentOS checks MCP tools against them (MCP-6). */
   readonly defaultScopes: RouteTable
@@ -135,6 +136,7 @@ export class RouteCatalogue {
     const interfaceMappings = interfaceScopeMappings(catalogue, interfaces)
     this.scopes = RouteTable.fromConfig({
       defaults: catalogue.scopeMappings,
+      portcullis: PORTCULLIS_SCOPE_MAPPINGS,
       scopeMappings: options.scopeMappings,
       interfaceMappings,
     })

@@ -48,6 +48,18 @@ export function assertMayRevoke(
   if (record.userId !== visible.userId) throw accountNotFound(record.id)
 }
 
+/**
+ * SA-6 for reading one account (its events): the accounts the caller's listing shows, its own and
+ * the workspace-level ones; another owner's is answered as if it did not exist.
+ */
+export function assertMayRead(
+  record: ServiceAccountRecord,
+  visible: VisibleAccounts | undefined,
+): void {
+  if (visible === undefined || record.userId === null) return
+  if (record.userId !== visible.userId) throw accountNotFound(record.id)
+}
+
 export function accountNotFound(id: string): GatewayError {
   return new GatewayError('NOT_FOUND', `Service account '${id}' not found`, {
     reason: 'service_accounts.not_found',

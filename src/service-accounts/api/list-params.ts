@@ -6,6 +6,13 @@ export interface ListParams extends ListQuery {
   readonly page: number
 }
 
+/** A page as the listing pages: `limit` (1–100, default 20) and `page` (≥ 1, default 1). */
+export interface PageParams {
+  readonly limit: number
+  readonly page: number
+  readonly offset: number
+}
+
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
 
@@ -14,8 +21,7 @@ export function parseListParams(
   query: URLSearchParams,
 ): { ok: true; value: ListParams } | { ok: false; issues: ValidationIssue[] } {
   const found: ValidationIssue[] = []
-  const limit = bounded(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT, found)
-  const page = bounded(query, 'page', 1, 1, undefined, found)
+  const paging = parsePage(query, found)
   let includeRevoked = true
   const include = last(query, 'include_revoked')
   if (include !== undefined) {
@@ -32,11 +38,19 @@ export function parseListParams(
   if (found.length > 0) return { ok: false, issues: found }
   return {
     ok: true,
-    value: { limit, page, offset: (page - 1) * limit, sortBy, sortOrder, includeRevoked },
+    value: { ...paging, sortBy, sortOrder, includeRevoked },
   }
 }
 
-function last(query: URLSearchParams, key: string): string | undefined {
+/** `limit` and `page` as the listing reads them; their problems are added to `found`. */
+export function parsePage(query: URLSearchParams, found: ValidationIssue[]): PageParams {
+  const limit = bounded(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT, found)
+  const page = bounded(query, 'page', 1, 1, undefined, found)
+  return { limit, page, offset: (page - 1) * limit }
+}
+
+/** A query parameter's last value: FastAPI reads a repeated scalar parameter so. */
+export function last(query: URLSearchParams, key: string): string | undefined {
   const values = query.getAll(key)
   return values[values.length - 1]
 }

@@ -96,6 +96,13 @@ export const issues = {
     msg: 'Input should be a valid boolean, unable to interpret input',
     input,
   }),
+  datetimeParsing: (loc: Loc, input: unknown, error: string): ValidationIssue => ({
+    type: 'datetime_from_date_parsing',
+    loc,
+    msg: `Input should be a valid datetime or date, ${error}`,
+    input,
+    ctx: { error },
+  }),
   jsonInvalid: (position: number, error: string): ValidationIssue => ({
     type: 'json_invalid',
     loc: ['body', position],

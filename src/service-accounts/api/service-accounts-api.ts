@@ -13,17 +13,20 @@ import {
 import { NameConflictError, StoreUnavailableError } from '../store-errors.js'
 import { STORE_RETRY_AFTER_SECONDS } from '../verification-errors.js'
 import type { ServiceAccountStore } from '../store.js'
-import type { AuditDetails, AuditDraft } from '../audit-event.js'
+import type { AuditDetails, AuditDraft, EventQuery } from '../audit-event.js'
 import type { RequestClient } from '../../inbound/inbound-request.js'
 import { mintToken } from '../token-format.js'
 import { accountResponse } from './account-response.js'
 import {
   accountNotFound,
+  assertMayRead,
   assertMayRevoke,
   visibleAccounts,
   type VisibleAccounts,
 } from './account-visibility.js'
-import { parseListParams } from './list-params.js'
+import { eventResponse } from './event-response.js'
+import { parseEventParams } from './event-params.js'
+import { parseListParams, type PageParams } from './list-params.js'
 import { parseMintRequest } from './mint-request.js'
 
 export interface ApiResponse {
@@ -160,19 +163,51 @@ export class ServiceAccountsApi {
     const visibleTo = this.#visible(principal)
     const listing = visibleTo === undefined ? params : { ...params, visibleTo }
     const result = await this.#store(() => this.#deps.store.list(listing))
-    return {
-      status: 200,
-      body: {
-        data: result.rows.map(accountResponse),
-        meta: {
-          page: params.page,
-          limit: params.limit,
-          total_pages: Math.ceil(result.total / params.limit),
-          total_count: result.total,
-          search_time_ms: 0.0,
-        },
-      },
-    }
+    return page(result.rows.map(accountResponse), result.total, params)
+  }
+
+  /**
+   * The audit events the caller may read, newest first, filtered and paged as the query says:
+   * listing's authorization, and on an owner-scoped line (SA-6) only events of the accounts the
+   * caller's listing shows, plus the account-less ones it caused.
+   */
+  async events(principal: Principal, query: URLSearchParams): Promise<ApiResponse> {
+    this.#assertManager(principal, 'service_accounts:read')
+    const params = this.#eventParams(query, true)
+    const visibleTo = this.#visible(principal)
+    return this.#eventPage(visibleTo === undefined ? params : { ...params, visibleTo }, params)
+  }
+
+  /**
+   * One account's audit events, newest first: for whoever may list the account (SA-6: another
+   * owner's account is not found); a revoked account's events stay readable.
+   */
+  async accountEvents(
+    principal: Principal,
+    id: string,
+    query: URLSearchParams,
+  ): Promise<ApiResponse> {
+    this.#assertManager(principal, 'service_accounts:read')
+    const params = this.#eventParams(query, false)
+    const visible = this.#visible(principal)
+    const record = await this.#store(() => this.#deps.store.findById(id))
+    if (record === null) throw accountNotFound(id)
+    assertMayRead(record, visible)
+    return this.#eventPage({ ...params, accountId: record.id }, params)
+  }
+
+  #eventParams(query: URLSearchParams, withAccount: boolean) {
+    const parsed = parseEventParams(query, withAccount)
+    if (!parsed.ok)
+      throw new GatewayError('VALIDATION_FAILED', parsed.issues, {
+        reason: 'service_accounts.validation',
+      })
+    return parsed.value
+  }
+
+  async #eventPage(query: EventQuery, params: PageParams): Promise<ApiResponse> {
+    const result = await this.#store(() => this.#deps.store.listEvents(query))
+    return page(result.rows.map(eventResponse), result.total, params)
   }
 
   /**
@@ -250,6 +285,23 @@ export class ServiceAccountsApi {
       }
       throw error
     }
+  }
+}
+
+/** A listing's answer: AgentOS's `data` and `meta` envelope (SA-2). */
+function page(data: unknown[], total: number, params: PageParams): ApiResponse {
+  return {
+    status: 200,
+    body: {
+      data,
+      meta: {
+        page: params.page,
+        limit: params.limit,
+        total_pages: Math.ceil(total / params.limit),
+        total_count: total,
+        search_time_ms: 0.0,
+      },
+    },
   }
 }
 

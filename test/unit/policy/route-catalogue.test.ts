@@ -161,3 +161,33 @@ void t.test('deny_unmapped_routes keeps the routes whose handlers check callers'
   )
   t.match(decide(jwt(ADMIN), 'GET', '/mcp', strict), { allowed: false, status: 403 })
 })
+
+void t.test("Portcullis's own routes are in every line's table, after the line's", async (t) => {
+  for (const catalogue of [v29, v30]) {
+    const line = catalogue.line
+    t.same(catalogue.match('GET', '/service-accounts/events').rule, {
+      template: '/service-accounts/events',
+      scopes: ['service_accounts:read'],
+      source: 'portcullis',
+    })
+    t.same(catalogue.match('GET', '/service-accounts/a1/events').rule, {
+      template: '/service-accounts/*/events',
+      scopes: ['service_accounts:read'],
+      source: 'portcullis',
+    })
+    t.equal(catalogue.match('GET', '/service-accounts/a1').rule, undefined, `${line}: no GET {id}`)
+    t.same(
+      catalogue.match('DELETE', '/service-accounts/events').rule?.template,
+      '/service-accounts/{**}',
+      `${line}: DELETE is the line's own rule`,
+    )
+    t.notOk(
+      catalogue.defaultScopes.entries.some((entry) => entry.template.endsWith('/events')),
+      `${line}: not in AgentOS's defaults`,
+    )
+  }
+  const overridden = testCatalogue({
+    scopeMappings: { 'GET /service-accounts/events': ['audit:read'] },
+  })
+  t.same(overridden.match('GET', '/service-accounts/events').rule?.scopes, ['audit:read'])
+})
