@@ -143,10 +143,31 @@ onStore(t, async (t, store) => {
       metricValue(metrics, 'portcullis_audit_refused_tokens_total', { account: 'unknown' }),
       1,
     )
-
-    const trail = (await trailAfterStop(S.gateway)).filter(
-      (event) => event.type !== 'mint' && event.type !== 'revoke',
+    const types = 'type=first_use,use_from_new_address,rotation,throttled&limit=100'
+    await pollUntil(
+      async () => (await read(S, admin, `/service-accounts/events?${types}`)).length === 4,
+      'the use, rotation and throttle events through the event API',
     )
+    const events = await read(S, admin, `/service-accounts/events?${types}`)
+    t.same(events.map((event) => event.type).sort(), [
+      'first_use',
+      'rotation',
+      'throttled',
+      'use_from_new_address',
+    ])
+    t.same(
+      (await read(S, admin, `/service-accounts/${minted.id}/events`)).map((event) => event.type),
+      ['revoke', 'use_from_new_address', 'first_use', 'mint'],
+      "the account's own trail, newest first (its refusals are still being counted)",
+    )
+
+    const full = await trailAfterStop(S.gateway)
+    for (const event of events)
+      t.ok(
+        full.some((stored) => stored.id === event.id && stored.hash === event.hash),
+        `${String(event.type)}: the API shows the stored event`,
+      )
+    const trail = full.filter((event) => event.type !== 'mint' && event.type !== 'revoke')
     const of = (type: string, state?: string) =>
       trail.filter(
         (event) => event.type === type && (state === undefined || event.details.state === state),
@@ -214,6 +235,37 @@ onStore(t, async (t, store) => {
     t.notOk(JSON.stringify(trail).includes(minted.token.slice(8)), 'never the token')
   })
 
+  void t.test('a refusal window, once over, is read through the event API', async (t) => {
+    const S = await auditedStack(store, { refused_window_seconds: 1 })
+    const leaked = await mint(S, admin, { name: 'k-leaked' })
+    t.equal(
+      (await S.call('DELETE', `/service-accounts/${leaked.id}`, { token: admin })).status,
+      204,
+    )
+    const tried: Reply[] = []
+    for (let index = 0; index < 3; index += 1)
+      tried.push(
+        await S.call('GET', '/config', { token: leaked.token, headers: from('203.0.113.40') }),
+      )
+    t.same(
+      tried.map((reply) => reply.status),
+      [401, 401, 401],
+    )
+    const refused = () => read(S, admin, '/service-accounts/events?type=refused&account=k-leaked')
+    // However many windows the three refusals fell in, they are all counted once those end.
+    const counted = async () =>
+      (await refused()).reduce((sum, event) => sum + Number(event.details.count), 0)
+    await pollUntil(async () => (await counted()) === 3, 'the refused events through the API')
+    t.match((await refused()).at(-1), {
+      type: 'refused',
+      account_id: leaked.id,
+      account_name: 'k-leaked',
+      client_address: '203.0.113.40',
+      request_id: requestId(tried[0] as Reply),
+      details: { reason: 'revoked', client_class: 'python' },
+    })
+  })
+
   void t.test(
     'a flood of unknown tokens from one address writes a bounded number of rows',
     async (t) => {
@@ -258,14 +310,14 @@ onStore(t, async (t, store) => {
 /**
  * A gateway that believes X-Forwarded-For from the test (so each call picks its client address)
  * and whose refusal windows and throttle window outlast any test, so what is written does not
- * depend on how fast the machine is.
+ * depend on how fast the machine is; `audit` overrides its audit settings.
  */
-async function auditedStack(store: StoreUnderTest): Promise<Stack> {
+async function auditedStack(store: StoreUnderTest, audit: ConfigInput = {}): Promise<Stack> {
   const section = await store.section({ failed_lookup_window_seconds: 3_600 })
   const more: ConfigInput = {
     ...section,
     server: { trusted_proxies: ['127.0.0.1'] },
-    audit: { refused_window_seconds: 3_600, flush_interval_ms: 20 },
+    audit: { refused_window_seconds: 3_600, flush_interval_ms: 20, ...audit },
   }
   return stack(t, runtime, jConfig({}, more))
 }
@@ -284,6 +336,15 @@ async function trailAfterStop(gateway: TestGateway): Promise<AuditEvent[]> {
   } finally {
     await store.close()
   }
+}
+
+type Listed = Record<string, unknown> & { details: Record<string, unknown> }
+
+/** Events as a client reads them: `GET <path>` with the admin token, newest first. */
+async function read(S: Stack, token: string, path: string): Promise<Listed[]> {
+  const reply = await S.call('GET', path, { token })
+  if (reply.status !== 200) throw new Error(`${path}: ${reply.status} ${reply.text}`)
+  return (reply.body as { data: Listed[] }).data
 }
 
 const from = (address: string, userAgent = 'python-httpx/0.27.0') => ({
