@@ -1,9 +1,9 @@
 import type { SqlRow } from './sql-client.js'
 import type { ServiceAccountRecord } from './store.js'
 
-/** The columns every account query selects, in the order of TOKEN-1. */
+/** The columns every account query selects: TOKEN-1's, with `last_used_from` beside its time. */
 export const ACCOUNT_COLUMNS =
-  'id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, last_used_at, revoked_at, created_by'
+  'id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, last_used_at, last_used_from, revoked_at, created_by'
 
 /** Parses a row from either driver: pg returns bigint as text, PGlite as number. */
 export function parseAccountRow(row: SqlRow): ServiceAccountRecord {
@@ -17,6 +17,7 @@ export function parseAccountRow(row: SqlRow): ServiceAccountRecord {
     createdAt: epoch(row, 'created_at'),
     expiresAt: nullable(row, 'expires_at', epoch),
     lastUsedAt: nullable(row, 'last_used_at', epoch),
+    lastUsedFrom: nullable(row, 'last_used_from', text),
     revokedAt: nullable(row, 'revoked_at', epoch),
     createdBy: nullable(row, 'created_by', text),
   }

@@ -1,4 +1,5 @@
 import type { PrincipalKind } from '../principal.js'
+import type { ClientClass } from './client-class.js'
 
 /** Every kind of audit event, the closed list metrics and filters use. */
 export const AUDIT_EVENT_TYPES = [
@@ -59,6 +60,39 @@ export interface AuditDraft extends AuditOrigin {
   readonly id: string
   readonly occurredAt: number
   readonly details: AuditDetails
+}
+
+/**
+ * A successful use of an account's token from a client address, as the verifier saw it (at most
+ * once per interval per account and address in a process). The store records the address and
+ * turns a use from an address the account was not known at into a `first_use` or
+ * `use_from_new_address` event.
+ */
+export interface AccountUse {
+  readonly kind: 'use'
+  readonly accountId: string
+  readonly accountName: string
+  /** The trusted-proxy answer for the client, as in the access log. */
+  readonly clientAddress: string
+  readonly requestId: string
+  /** Epoch milliseconds. */
+  readonly occurredAt: number
+  readonly clientClass: ClientClass
+}
+
+/** How a store records what the audit trail derives from changes and uses. */
+export interface StoreAuditOptions {
+  /** A mint of a name revoked at most this long before also writes a `rotation` event; 0: never. */
+  readonly rotationWindowSeconds: number
+  /** Addresses remembered per account (least recently seen forgotten first). */
+  readonly addressesPerAccount: number
+  /** Told every event once it is committed: the log line and the counters. */
+  readonly appended?: (events: readonly AuditEvent[]) => void
+}
+
+export const DEFAULT_STORE_AUDIT: StoreAuditOptions = {
+  rotationWindowSeconds: 3_600,
+  addressesPerAccount: 20,
 }
 
 export interface EventQuery {

@@ -30,7 +30,7 @@ export async function appendEventsIn(
   events: readonly NewAuditEvent[],
 ): Promise<AuditEvent[]> {
   if (events.length === 0) return []
-  await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [AUDIT_CHAIN_LOCK_KEY])
+  await lockChainIn(tx)
   const lastRows = await tx.query(
     'SELECT seq, hash FROM portcullis_audit_events ORDER BY seq DESC LIMIT 1',
   )
@@ -54,6 +54,11 @@ export async function appendEventsIn(
     params,
   )
   return chained
+}
+
+/** Takes the chain lock until the caller's transaction ends (again: a no-op). */
+export async function lockChainIn(tx: SqlQueryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [AUDIT_CHAIN_LOCK_KEY])
 }
 
 /** Parses an event row from either driver. */

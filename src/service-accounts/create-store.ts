@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js'
 import { describeSystemError, EXIT_CODES, settingName, StartupError } from '../startup-error.js'
 import { DataDirInUseError, DataDirLock } from './data-dir-lock.js'
 import { describeHolder } from './lock-holder.js'
+import type { StoreAuditOptions } from './audit-event.js'
 import type { ServiceAccountMetrics } from './metrics.js'
 import type { PgliteSqlClient } from './pglite-client.js'
 import type { ResourceOwners } from './resource-owners.js'
@@ -26,13 +27,14 @@ export async function createServiceAccountStore(
   config: Config['database'],
   logger: Logger,
   metrics?: ServiceAccountMetrics,
+  audit?: StoreAuditOptions,
 ): Promise<ServiceAccountStore & ResourceOwners> {
   const url = config.url
   const client =
     url === null
       ? await openEmbedded(config.data_dir, logger)
       : new (await import('./pg-client.js')).PgSqlClient({ ...config, url }, logger)
-  return new SqlServiceAccountStore(client, { logger, metrics })
+  return new SqlServiceAccountStore(client, { logger, metrics, audit })
 }
 
 async function openEmbedded(dataDir: string, logger: Logger): Promise<PgliteSqlClient> {

@@ -60,12 +60,14 @@ export class FailedLookupThrottle {
     return this.#recent(key, nowMs).length >= this.#maxFailures
   }
 
-  recordFailure(key: string, nowMs: number): void {
+  /** Records a failure; true when the key is limited from now on. */
+  recordFailure(key: string, nowMs: number): boolean {
     const recent = this.#recent(key, nowMs)
     recent.push(nowMs)
     // Only the newest failures can matter; the cap keeps each key's memory fixed.
     if (recent.length > this.#maxFailures) recent.splice(0, recent.length - this.#maxFailures)
     this.#failures.set(key, recent)
+    return recent.length >= this.#maxFailures
   }
 
   /** Whole seconds until a failure from this key would be let through again (0: not limited). */

@@ -1,29 +1,60 @@
 import { BoundedCache } from '../bounded-cache.js'
 
 /**
- * Decides when to write `last_used_at`: at most once per interval per account in this process
- * (PAT-7), so a busy token costs one write a minute, not one per request.
+ * What a successful use is due to write: `last_used_at` (the account's interval is over), the
+ * client address (not seen for this account within the interval), both, or nothing.
+ */
+export type UseClaim = 'none' | 'last_used' | 'address' | 'both'
+
+/** One account's writes: the whole millisecond at or after each, small integers, no box. */
+interface AccountWrites {
+  lastUsed: number
+  /** Address → its last write, oldest first (a write moves it to the end). */
+  readonly addresses: Map<string, number>
+}
+
+/**
+ * Decides when a use is written: `last_used_at` at most once per interval per account in this
+ * process (PAT-7), so a busy token costs one write a minute, not one per request, and each client
+ * address at most once per interval per account, for the audit trail to tell a new one.
  *
- * One entry per account (its id, shared with the cached principal, and a small integer): at
- * `maxAccounts` the accounts used longest ago are forgotten, which costs each at most one early
- * write.
+ * One entry per account, and at most `maxAddresses` addresses in it: at `maxAccounts` the
+ * accounts used longest ago are forgotten, and in an account the addresses written longest ago,
+ * which costs each at most one early write. A use that writes nothing costs two map lookups.
  */
 export class LastUsedTracker {
   readonly #intervalMs: number
-  /** Account id → the whole millisecond at or after its last write (a small integer, no box). */
-  readonly #lastWrite: BoundedCache<string, number>
+  readonly #maxAddresses: number
+  readonly #accounts: BoundedCache<string, AccountWrites>
 
-  constructor(options: { intervalSeconds: number; maxAccounts: number }) {
+  constructor(options: { intervalSeconds: number; maxAccounts: number; maxAddresses: number }) {
     this.#intervalMs = options.intervalSeconds * 1000
-    this.#lastWrite = new BoundedCache({ max: options.maxAccounts })
+    this.#maxAddresses = options.maxAddresses
+    this.#accounts = new BoundedCache({ max: options.maxAccounts })
   }
 
-  /** True when a write is due now; it is then counted as done (a failed write is not retried early). */
-  claim(accountId: string, nowMs: number): boolean {
-    const last = this.#lastWrite.get(accountId)
-    if (last !== undefined && nowMs - last < this.#intervalMs) return false
+  /** What is due now; it is then counted as done (a failed write is not retried early). */
+  claim(accountId: string, address: string, nowMs: number): UseClaim {
+    let writes = this.#accounts.get(accountId)
+    if (writes === undefined) {
+      writes = { lastUsed: -Infinity, addresses: new Map() }
+      this.#accounts.set(accountId, writes)
+    }
     // Rounded up, so an interval is never cut short.
-    this.#lastWrite.set(accountId, Math.ceil(nowMs))
-    return true
+    const lastUsed = nowMs - writes.lastUsed >= this.#intervalMs
+    if (lastUsed) writes.lastUsed = Math.ceil(nowMs)
+    const seen = writes.addresses.get(address)
+    const fresh = seen === undefined || nowMs - seen >= this.#intervalMs
+    if (fresh) this.#wrote(writes.addresses, address, Math.ceil(nowMs))
+    if (lastUsed) return fresh ? 'both' : 'last_used'
+    return fresh ? 'address' : 'none'
+  }
+
+  #wrote(addresses: Map<string, number>, address: string, atMs: number): void {
+    addresses.delete(address)
+    addresses.set(address, atMs)
+    if (addresses.size <= this.#maxAddresses) return
+    const [oldest] = addresses.keys()
+    if (oldest !== undefined) addresses.delete(oldest)
   }
 }

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client'
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { AUDIT_EVENT_TYPES } from './audit-event.js'
 import type { Reason } from '../reasons.js'
 
 /**
@@ -100,5 +101,87 @@ export function createServiceAccountMetrics(registry: Registry): ServiceAccountM
       help: 'Revocation notifications received from the database (any replica).',
       registers,
     }),
+  }
+}
+
+/**
+ * The audit trail's metrics. `type` is the closed list of event types; the account label of
+ * refused tokens is bounded by `RefusedTokenCounter`.
+ */
+export interface AuditMetrics {
+  /** Events written to the trail, by type. */
+  readonly events: Counter<'type'>
+  /** Every refused svc_pat_ token (not aggregated), by account name, `unknown` or `other`. */
+  readonly refusedTokens: Counter<'account'>
+  readonly dropped: Counter<'type'>
+  readonly queueDepth: Gauge
+  readonly writeFailures: Counter
+}
+
+export function createAuditMetrics(registry: Registry, queueDepth: () => number): AuditMetrics {
+  const registers = [registry]
+  const byType = (name: string, help: string): Counter<'type'> => {
+    const counter = new Counter({ name, help, labelNames: ['type'] as const, registers })
+    for (const type of AUDIT_EVENT_TYPES) counter.inc({ type }, 0)
+    return counter
+  }
+  const depth: Gauge = new Gauge({
+    name: 'portcullis_audit_queue_depth',
+    help: 'Audit events waiting in memory to be written.',
+    registers,
+    collect: () => {
+      depth.set(queueDepth())
+    },
+  })
+  return {
+    events: byType('portcullis_audit_events_total', 'Audit events written to the trail, by type.'),
+    refusedTokens: new Counter({
+      name: 'portcullis_audit_refused_tokens_total',
+      help: `Refused well-formed svc_pat_ tokens (unknown, revoked, expired), each counted, by account name (unknown when no account matches; other past the first ${MAX_REFUSED_ACCOUNT_LABELS} names).`,
+      labelNames: ['account'] as const,
+      registers,
+    }),
+    dropped: byType(
+      'portcullis_audit_events_dropped_total',
+      'Audit events dropped unwritten (the queue was full, or the store was down at shutdown), by type.',
+    ),
+    queueDepth: depth,
+    writeFailures: new Counter({
+      name: 'portcullis_audit_write_failures_total',
+      help: 'Failed writes of queued audit events (the events wait and are written again).',
+      registers,
+    }),
+  }
+}
+
+/** Distinct account names a process gives a refused-token series of its own. */
+export const MAX_REFUSED_ACCOUNT_LABELS = 100
+
+/**
+ * Counts refused tokens by account name with a bounded label set: names come from accounts that
+ * exist (a token matched them), yet an operator with thousands of expired accounts still gets at
+ * most `MAX_REFUSED_ACCOUNT_LABELS` series; later names share `other`.
+ */
+export class RefusedTokenCounter {
+  readonly #counter: Counter<'account'>
+  readonly #bound = new Map<string, { inc(): void }>()
+  readonly #unknown: { inc(): void }
+  readonly #other: { inc(): void }
+
+  constructor(counter: Counter<'account'>) {
+    this.#counter = counter
+    this.#unknown = counter.labels({ account: 'unknown' })
+    this.#other = counter.labels({ account: 'other' })
+  }
+
+  inc(accountName: string | undefined): void {
+    if (accountName === undefined) return this.#unknown.inc()
+    let child = this.#bound.get(accountName)
+    if (child === undefined) {
+      if (this.#bound.size >= MAX_REFUSED_ACCOUNT_LABELS) return this.#other.inc()
+      child = this.#counter.labels({ account: accountName })
+      this.#bound.set(accountName, child)
+    }
+    child.inc()
   }
 }

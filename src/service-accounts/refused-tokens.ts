@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js'
 /** Why the store refused a token for good. */
 export interface Refusal {
   readonly reason: 'unknown' | 'revoked'
-  readonly accountId: string | undefined
+  readonly account: { readonly id: string; readonly name: string } | undefined
 }
 
 /**

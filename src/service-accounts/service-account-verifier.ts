@@ -6,6 +6,8 @@ import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
 import { throttleKey } from '../inbound/client-key.js'
 import { systemClock, type Clock } from '../clock.js'
+import { DEFAULT_STORE_AUDIT } from './audit-event.js'
+import type { CredentialAudit } from './credential-audit.js'
 import { FailedLookupThrottle } from './failed-lookup-throttle.js'
 import { LastUsedTracker } from './last-used-tracker.js'
 import { RefusedTokens } from './refused-tokens.js'
@@ -31,7 +33,7 @@ import {
 const MAX_REFUSAL_TTL_SECONDS = 60
 const MAX_REFUSED_TOKENS = 10_000
 
-const UNKNOWN = { reason: 'unknown', accountId: undefined } as const
+const UNKNOWN = { reason: 'unknown', account: undefined } as const
 
 export interface ServiceAccountVerifierDeps {
   readonly store: ServiceAccountStore
@@ -39,6 +41,10 @@ export interface ServiceAccountVerifierDeps {
   readonly logger: Logger
   readonly metrics?: ServiceAccountMetrics
   readonly clock?: Clock
+  /** Where uses, refusals and throttling are recorded; none: not recorded. */
+  readonly audit?: CredentialAudit
+  /** Addresses remembered per account between writes (`audit.addresses_per_account`). */
+  readonly addressesPerAccount?: number
 }
 
 /**
@@ -59,6 +65,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   readonly #throttle: FailedLookupThrottle
   readonly #lastUsed: LastUsedTracker
   readonly #refused: RefusedTokens
+  readonly #audit: CredentialAudit | undefined
   readonly #principals = new ServicePrincipals()
   readonly #pendingWrites = new Set<Promise<void>>()
   // Bound once: the success counter is on every request's path.
@@ -71,6 +78,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     this.#metrics = deps.metrics
     this.#verifiedOk = deps.metrics?.verifications.labels({ reason: 'ok' })
     this.#clock = deps.clock ?? systemClock
+    this.#audit = deps.audit
     this.#cache = new ServiceAccountCache({
       ttlSeconds: config.cache_ttl_seconds,
       maxEntries: config.cache_max_entries,
@@ -91,6 +99,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     this.#lastUsed = new LastUsedTracker({
       intervalSeconds: config.last_used_interval_seconds,
       maxAccounts: config.cache_max_entries,
+      maxAddresses: deps.addressesPerAccount ?? DEFAULT_STORE_AUDIT.addressesPerAccount,
     })
   }
 
@@ -122,28 +131,32 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
       { credential: 'service_account', cache: cached === undefined ? 'miss' : 'hit' },
       'auth: service-account token lookup',
     )
-    if (cached !== undefined) return this.#fromCache(tokenHash, cached, client)
+    if (cached !== undefined) return this.#fromCache(tokenHash, cached, client, request)
     // A malformed token costs no lookup but counts like an unknown one.
-    if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed')
+    if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed', request)
     const refused = this.#refused.get(tokenHash)
-    if (refused !== undefined) this.#fail(client, refused.reason, refused.accountId)
+    if (refused !== undefined) this.#fail(client, refused.reason, request, refused.account)
     const now = this.#clock.monotonic()
     if (!this.#throttle.mayLookUp(client, now)) this.#refuseThrottled(client, now)
     this.#metrics?.cacheMisses.inc()
-    return this.#fromStore(tokenHash, client)
+    return this.#fromStore(tokenHash, client, request)
   }
 
-  #fromCache(tokenHash: string, cached: ServiceAccountPrincipal, client: string): Principal {
-    const accountId = cached.serviceAccount.id
+  #fromCache(
+    tokenHash: string,
+    cached: ServiceAccountPrincipal,
+    client: string,
+    request: InboundRequest,
+  ): Principal {
     // Revocation may wait for the TTL; expiry never does.
     if (isExpired(cached.expiresAt, this.#clock.now())) {
       this.#cache.evict(tokenHash, 'expired')
-      this.#fail(client, 'expired', accountId)
+      this.#fail(client, 'expired', request, cached.serviceAccount)
     }
-    return this.#succeed(accountId, cached)
+    return this.#succeed(cached, request)
   }
 
-  async #fromStore(tokenHash: string, client: string): Promise<Principal> {
+  async #fromStore(tokenHash: string, client: string, request: InboundRequest): Promise<Principal> {
     const generation = this.#cache.generation
     let record: ServiceAccountRecord | null
     try {
@@ -153,36 +166,45 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     }
     if (record === null) {
       this.#refused.remember(tokenHash, UNKNOWN)
-      this.#fail(client, 'unknown')
+      this.#fail(client, 'unknown', request)
     }
+    const account = { id: record.id, name: record.name }
     if (record.revokedAt !== null) {
       this.#cache.evict(tokenHash, 'revoked')
-      const refusal = { reason: 'revoked', accountId: record.id } as const
-      this.#refused.remember(tokenHash, refusal)
-      this.#fail(client, 'revoked', record.id)
+      this.#refused.remember(tokenHash, { reason: 'revoked', account })
+      this.#fail(client, 'revoked', request, account)
     }
     if (isExpired(record.expiresAt, this.#clock.now())) {
       this.#cache.evict(tokenHash, 'expired')
-      this.#fail(client, 'expired', record.id)
+      this.#fail(client, 'expired', request, account)
     }
     const principal = this.#principals.of(record, tokenHash)
     this.#cache.set(tokenHash, principal, generation)
-    return this.#succeed(principal.serviceAccount.id, principal)
+    return this.#succeed(principal, request)
   }
 
-  #succeed(accountId: string, principal: Principal): Principal {
+  #succeed(principal: ServiceAccountPrincipal, request: InboundRequest): Principal {
     this.#verifiedOk?.inc()
-    this.#touch(accountId)
+    this.#touch(principal.serviceAccount, request)
     return principal
   }
 
-  #fail(client: string, reason: FailureReason, accountId?: string): never {
+  #fail(
+    client: string,
+    reason: FailureReason,
+    request: InboundRequest,
+    account?: { readonly id: string; readonly name: string },
+  ): never {
+    // A well-formed token refused, throttled or not, is in the trail; a malformed one is noise.
+    if (reason !== 'malformed') this.#audit?.refused(reason, account, request)
     const now = this.#clock.monotonic()
     if (this.#throttle.isLimited(client, now)) this.#refuseThrottled(client, now)
-    this.#throttle.recordFailure(client, now)
+    if (this.#throttle.recordFailure(client, now)) {
+      this.#audit?.throttled(client, request, this.#throttle.retryAfterSeconds(client, now))
+    }
     this.#metrics?.verifications.inc({ reason: `service_account.${reason}` })
     this.#logger.debug(
-      { reason: `service_account.${reason}`, account_id: accountId },
+      { reason: `service_account.${reason}`, account_id: account?.id },
       'service-account token rejected',
     )
     throw invalidTokenError(reason)
@@ -206,12 +228,18 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     throw unavailableError(error)
   }
 
-  #touch(accountId: string): void {
-    if (!this.#lastUsed.claim(accountId, this.#clock.monotonic())) return
+  #touch(account: { readonly id: string; readonly name: string }, request: InboundRequest): void {
+    const from = request.clientAddress
+    const claim = this.#lastUsed.claim(account.id, from, this.#clock.monotonic())
+    if (claim === 'none') return
+    if (claim !== 'last_used') this.#audit?.used(account, request)
+    if (claim === 'address') return
     const nowSeconds = Math.floor(this.#clock.now() / 1000)
-    const write = this.#store.touchLastUsed(accountId, nowSeconds).catch((error: unknown) => {
-      this.#logger.warn({ err: error, account_id: accountId }, 'could not record last_used_at')
-    })
+    const write = this.#store
+      .touchLastUsed(account.id, nowSeconds, from)
+      .catch((error: unknown) => {
+        this.#logger.warn({ err: error, account_id: account.id }, 'could not record last_used_at')
+      })
     this.#pendingWrites.add(write)
     void write.finally(() => this.#pendingWrites.delete(write))
   }

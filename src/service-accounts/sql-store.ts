@@ -1,12 +1,24 @@
 import type { Logger } from '../logger.js'
 import { ACCOUNT_COLUMNS, integerColumn, parseAccountRow } from './account-row.js'
-import type { AuditDraft, AuditEvent, EventPage, EventQuery, NewAuditEvent } from './audit-event.js'
+import { addressEventsIn, rotatedAccountIn } from './account-addresses-sql.js'
+import {
+  DEFAULT_STORE_AUDIT,
+  type AccountUse,
+  type AuditDraft,
+  type AuditEvent,
+  type EventPage,
+  type EventQuery,
+  type NewAuditEvent,
+  type StoreAuditOptions,
+} from './audit-event.js'
 import {
   appendEventsIn,
   EVENT_COLUMNS,
   eventListStatements,
+  lockChainIn,
   parseEventRow,
 } from './audit-events-sql.js'
+import { rotationEvent, rotationSince } from './derived-events.js'
 import { mintEvent, revokeEvent } from './lifecycle-events.js'
 import { listStatements, type ListStatements } from './list-query.js'
 import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
@@ -35,6 +47,7 @@ const ACTIVE_NAME_INDEX = 'portcullis_service_accounts_uq_active_name'
 export interface SqlStoreDeps {
   readonly logger: Logger
   readonly metrics?: ServiceAccountMetrics
+  readonly audit?: StoreAuditOptions
 }
 
 /**
@@ -46,12 +59,14 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
   readonly #deps: SqlStoreDeps
   readonly #feed: RevocationFeed
   readonly #owners: SqlResourceOwners
+  readonly #audit: StoreAuditOptions
   #listening: Promise<void> | undefined
   #closed = false
 
   constructor(client: SqlClient, deps: SqlStoreDeps) {
     this.#client = client
     this.#deps = deps
+    this.#audit = deps.audit ?? DEFAULT_STORE_AUDIT
     this.#feed = new RevocationFeed(deps.logger, deps.metrics)
     this.#owners = new SqlResourceOwners(client, (operation, fn) => this.#run(operation, fn))
   }
@@ -63,28 +78,33 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
   async create(account: NewServiceAccount, audit?: AuditDraft): Promise<ServiceAccountRecord> {
     return this.#run('create', async () => {
       try {
-        return await this.#client.transaction(async (tx) => {
-          const rows = await tx.query(
-            `INSERT INTO portcullis_service_accounts
+        return this.#appended(
+          await this.#client.transaction(async (tx) => {
+            const rows = await tx.query(
+              `INSERT INTO portcullis_service_accounts
              (id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, created_by)
            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
            RETURNING ${ACCOUNT_COLUMNS}`,
-            [
-              account.id,
-              account.name,
-              account.userId,
-              account.tokenHash,
-              account.tokenPrefix,
-              JSON.stringify(account.scopes),
-              account.createdAt,
-              account.expiresAt,
-              account.createdBy,
-            ],
-          )
-          const record = parseAccountRow(single(rows))
-          await appendEventsIn(tx, [mintEvent(account, audit)])
-          return record
-        })
+              [
+                account.id,
+                account.name,
+                account.userId,
+                account.tokenHash,
+                account.tokenPrefix,
+                JSON.stringify(account.scopes),
+                account.createdAt,
+                account.expiresAt,
+                account.createdBy,
+              ],
+            )
+            const record = parseAccountRow(single(rows))
+            const mint = mintEvent(account, audit)
+            const since = rotationSince(account.createdAt, this.#audit.rotationWindowSeconds)
+            const rotated = since === null ? null : await rotatedAccountIn(tx, account.name, since)
+            const events = rotated === null ? [mint] : [mint, rotationEvent(mint, rotated)]
+            return { result: record, events: await appendEventsIn(tx, events) }
+          }),
+        )
       } catch (error) {
         if (isUniqueViolationOf(error, ACTIVE_NAME_INDEX)) {
           throw new NameConflictError(account.name, { cause: error })
@@ -111,15 +131,15 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
   }
 
   async revoke(id: string, nowSeconds: number, audit?: AuditDraft): Promise<RevokeOutcome> {
-    return this.#run('revoke', () =>
-      this.#client.transaction(async (tx) => {
+    const revoked = await this.#run('revoke', () =>
+      this.#client.transaction(async (tx): Promise<Appended<RevokeOutcome>> => {
         const rows = await tx.query(
           'SELECT name, token_hash, revoked_at FROM portcullis_service_accounts WHERE id = $1 FOR UPDATE',
           [id],
         )
         const row = rows[0]
-        if (row === undefined) return 'not_found'
-        if (row.revoked_at !== null) return 'already_revoked'
+        if (row === undefined) return { result: 'not_found', events: [] }
+        if (row.revoked_at !== null) return { result: 'already_revoked', events: [] }
         await tx.query('UPDATE portcullis_service_accounts SET revoked_at = $2 WHERE id = $1', [
           id,
           nowSeconds,
@@ -129,26 +149,38 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
           REVOCATION_CHANNEL,
           revocationPayload(id, String(row.token_hash)),
         ])
-        await appendEventsIn(tx, [revokeEvent({ id, name: String(row.name) }, nowSeconds, audit)])
-        return 'revoked'
+        const event = revokeEvent({ id, name: String(row.name) }, nowSeconds, audit)
+        return { result: 'revoked', events: await appendEventsIn(tx, [event]) }
       }),
     )
+    return this.#appended(revoked)
   }
 
-  async touchLastUsed(id: string, nowSeconds: number): Promise<void> {
+  async touchLastUsed(id: string, nowSeconds: number, from?: string): Promise<void> {
     await this.#run('touch_last_used', () =>
       this.#client.query(
-        `UPDATE portcullis_service_accounts SET last_used_at = $2
+        `UPDATE portcullis_service_accounts
+         SET last_used_at = $2, last_used_from = COALESCE($3, last_used_from)
          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
-        [id, nowSeconds],
+        [id, nowSeconds, from ?? null],
       ),
     )
   }
 
-  async appendEvents(events: readonly NewAuditEvent[]): Promise<readonly AuditEvent[]> {
-    return this.#run('append_events', () =>
-      this.#client.transaction((tx) => appendEventsIn(tx, events)),
+  async appendEvents(
+    events: readonly NewAuditEvent[],
+    uses: readonly AccountUse[] = [],
+  ): Promise<readonly AuditEvent[]> {
+    const { addressesPerAccount } = this.#audit
+    const appended = await this.#run('append_events', () =>
+      this.#client.transaction(async (tx) => {
+        if (uses.length > 0) await lockChainIn(tx)
+        const derived = await addressEventsIn(tx, uses, addressesPerAccount)
+        const stored = await appendEventsIn(tx, [...events, ...derived])
+        return { result: stored, events: stored }
+      }),
     )
+    return this.#appended(appended)
   }
 
   async listEvents(query: EventQuery): Promise<EventPage> {
@@ -215,6 +247,12 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
     await this.#client.close()
   }
 
+  /** Tells the audit listener what a committed transaction appended; returns its result. */
+  #appended<T>({ result, events }: Appended<T>): T {
+    if (events.length > 0) this.#audit.appended?.(events)
+    return result
+  }
+
   /** One page of rows and the count of all the rows the statements' filter matches. */
   async #page<T>(
     operation: StoreOperation,
@@ -258,6 +296,12 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
       end?.()
     }
   }
+}
+
+/** A transaction's result and the audit events it appended. */
+interface Appended<T> {
+  readonly result: T
+  readonly events: readonly AuditEvent[]
 }
 
 function isUniqueViolationOf(error: unknown, constraint: string): boolean {

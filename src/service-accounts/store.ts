@@ -1,4 +1,11 @@
-import type { AuditDraft, AuditEvent, EventPage, EventQuery, NewAuditEvent } from './audit-event.js'
+import type {
+  AccountUse,
+  AuditDraft,
+  AuditEvent,
+  EventPage,
+  EventQuery,
+  NewAuditEvent,
+} from './audit-event.js'
 
 /** An account as minted; times are integer epoch seconds. */
 export interface NewServiceAccount {
@@ -18,9 +25,11 @@ export interface NewServiceAccount {
   readonly createdBy: string | null
 }
 
-/** A stored account (TOKEN-1). Only `lastUsedAt` and `revokedAt` ever change. */
+/** A stored account (TOKEN-1). Only `lastUsedAt`, `lastUsedFrom` and `revokedAt` ever change. */
 export interface ServiceAccountRecord extends NewServiceAccount {
   readonly lastUsedAt: number | null
+  /** The client address of the use that last wrote `lastUsedAt`. */
+  readonly lastUsedFrom: string | null
   readonly revokedAt: number | null
 }
 
@@ -76,7 +85,8 @@ export interface ServiceAccountStore {
   migrate(): Promise<MigrationResult>
   /**
    * The unique index on active names decides races: of concurrent same-name creates one wins.
-   * Writes the `mint` event (with `audit`'s origin) in the same transaction.
+   * Writes the `mint` event (with `audit`'s origin) in the same transaction, and a `rotation`
+   * event when an account of the same name was revoked within the rotation window.
    */
   create(account: NewServiceAccount, audit?: AuditDraft): Promise<ServiceAccountRecord>
   findActiveByName(name: string): Promise<ServiceAccountRecord | null>
@@ -88,13 +98,22 @@ export interface ServiceAccountStore {
    * (with `audit`'s origin) in the same transaction, only when this call revoked.
    */
   revoke(id: string, nowSeconds: number, audit?: AuditDraft): Promise<RevokeOutcome>
-  /** Never moves `lastUsedAt` backwards; an unknown id is not an error. */
-  touchLastUsed(id: string, nowSeconds: number): Promise<void>
+  /**
+   * Never moves `lastUsedAt` backwards; `from` (the client address) is written with it, kept when
+   * absent. An unknown id is not an error.
+   */
+  touchLastUsed(id: string, nowSeconds: number, from?: string): Promise<void>
   /**
    * Appends events to the database's hash chain, in order, in one transaction; returns them as
-   * stored. Appends from every store on the database (replicas) form one chain.
+   * stored. Appends from every store on the database (replicas) form one chain. Each of `uses`
+   * records its address among the account's known ones and, when the address was not known,
+   * appends (after `events`) a `first_use` (the account had never been used) or a
+   * `use_from_new_address` event, in the same transaction.
    */
-  appendEvents(events: readonly NewAuditEvent[]): Promise<readonly AuditEvent[]>
+  appendEvents(
+    events: readonly NewAuditEvent[],
+    uses?: readonly AccountUse[],
+  ): Promise<readonly AuditEvent[]>
   /** Events matching the query, newest first, and how many match in all. */
   listEvents(query: EventQuery): Promise<EventPage>
   /** Up to `limit` events of the chain after `seq`, in chain order: for verification. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
 import { eventHash, GENESIS_HASH } from '../../src/service-accounts/audit-chain.js'
 import type {
+  AccountUse,
   AuditDraft,
   AuditEvent,
   EventQuery,
@@ -99,6 +100,23 @@ export function newEvent(overrides: Partial<NewAuditEvent> = {}): NewAuditEvent 
   }
 }
 
+/** A use of `account` from `clientAddress`, as the verifier queues it. */
+export function accountUse(
+  account: { id: string; name: string },
+  clientAddress: string,
+  occurredAt = 1_700_000_000_000,
+): AccountUse {
+  return {
+    kind: 'use',
+    accountId: account.id,
+    accountName: account.name,
+    clientAddress,
+    requestId: `req-${randomUUID().slice(0, 8)}`,
+    occurredAt,
+    clientClass: 'python',
+  }
+}
+
 /** Every event of a store, oldest first. */
 export async function allEvents(store: ServiceAccountStore): Promise<AuditEvent[]> {
   const page = await store.listEvents({ limit: 100_000, offset: 0 })
@@ -151,7 +169,7 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
     const { store } = await fresh(t)
     const input = newAccount()
     const created = await store.create(input)
-    t.same(created, { ...input, lastUsedAt: null, revokedAt: null })
+    t.same(created, { ...input, lastUsedAt: null, lastUsedFrom: null, revokedAt: null })
     t.same(await store.findById(input.id), created)
     t.same(await store.findByTokenHash(input.tokenHash), created)
     t.same(await store.findActiveByName(input.name), created)
@@ -170,7 +188,12 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
       expiresAt: null,
       createdAt: 4_102_444_800,
     })
-    t.same(await store.create(odd), { ...odd, lastUsedAt: null, revokedAt: null })
+    t.same(await store.create(odd), {
+      ...odd,
+      lastUsedAt: null,
+      lastUsedFrom: null,
+      revokedAt: null,
+    })
     t.same((await store.findById(odd.id))?.scopes, odd.scopes, 'order and duplicates kept')
     const empty = newAccount({ scopes: [] })
     await store.create(empty)
@@ -229,10 +252,23 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
   void t.test('touchLastUsed records use and never moves it backwards', async (t) => {
     const { store } = await fresh(t)
     const account = await store.create(newAccount())
-    await store.touchLastUsed(account.id, 1_700_000_500)
-    t.equal((await store.findById(account.id))?.lastUsedAt, 1_700_000_500)
-    await store.touchLastUsed(account.id, 1_700_000_400)
-    t.equal((await store.findById(account.id))?.lastUsedAt, 1_700_000_500)
+    await store.touchLastUsed(account.id, 1_700_000_500, '203.0.113.9')
+    t.match(await store.findById(account.id), {
+      lastUsedAt: 1_700_000_500,
+      lastUsedFrom: '203.0.113.9',
+    })
+    await store.touchLastUsed(account.id, 1_700_000_400, '198.51.100.2')
+    t.match(
+      await store.findById(account.id),
+      { lastUsedAt: 1_700_000_500, lastUsedFrom: '203.0.113.9' },
+      'the address moves with the time only',
+    )
+    await store.touchLastUsed(account.id, 1_700_000_600)
+    t.match(
+      await store.findById(account.id),
+      { lastUsedAt: 1_700_000_600, lastUsedFrom: '203.0.113.9' },
+      'no address given: the last one is kept',
+    )
     await store.touchLastUsed(randomUUID(), 1_700_000_500)
     t.pass('an unknown id is not an error')
   })
@@ -471,6 +507,116 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
     t.equal(shared.userId, null)
   })
 
+  void t.test('a use from an address the account was not known at is recorded once', async (t) => {
+    const { store } = await eventsDatabase()
+    const base = (await allEvents(store)).length
+    const account = await store.create(newAccount())
+    const other = await store.create(newAccount())
+    const types = async (
+      events: readonly NewAuditEvent[],
+      uses: readonly AccountUse[],
+    ): Promise<string[]> =>
+      (await store.appendEvents(events, uses)).map(
+        (event) => `${event.type} ${event.clientAddress}`,
+      )
+    const first = accountUse(account, '203.0.113.1', 1_700_000_000_500)
+    const [firstEvent] = await store.appendEvents([], [first])
+    t.match(firstEvent, {
+      type: 'first_use',
+      actorKind: 'service_account',
+      actor: `sa:${account.name}`,
+      accountId: account.id,
+      accountName: account.name,
+      clientAddress: '203.0.113.1',
+      requestId: first.requestId,
+      occurredAt: 1_700_000_000_500,
+      details: { client_class: 'python' },
+    })
+    t.same(await types([], [accountUse(account, '203.0.113.1')]), [], 'a known address: nothing')
+    t.same(
+      await types(
+        [newEvent({ clientAddress: 'refused-first' })],
+        [
+          accountUse(account, '203.0.113.2'),
+          accountUse(account, '203.0.113.2'),
+          accountUse(other, '203.0.113.2'),
+        ],
+      ),
+      ['refused refused-first', 'use_from_new_address 203.0.113.2', 'first_use 203.0.113.2'],
+      'events first, then each new pair once, per account',
+    )
+    const used = await store.create(newAccount())
+    await store.touchLastUsed(used.id, 1_699_999_990, '198.51.100.7')
+    t.same(
+      await types([], [accountUse(used, '198.51.100.8', 1_700_000_000_000)]),
+      ['use_from_new_address 198.51.100.8'],
+      'used before addresses were recorded: not a first use',
+    )
+    assertChain(t, await allEvents(store))
+    t.equal((await allEvents(store)).length, base + 3 + 5)
+  })
+
+  void t.test(
+    'an account remembers its addresses seen most recently, a bounded number',
+    async (t) => {
+      const { store } = await eventsDatabase()
+      const account = await store.create(newAccount())
+      const addresses = Array.from({ length: 21 }, (_, index) => `192.0.2.${index}`)
+      const written = await store.appendEvents(
+        [],
+        addresses.map((address, index) => accountUse(account, address, 1_000 + index)),
+      )
+      t.equal(written.length, 21, 'each one new')
+      t.same(
+        await store.appendEvents([], [accountUse(account, '192.0.2.20', 5_000)]),
+        [],
+        'the newest is remembered',
+      )
+      t.match(
+        await store.appendEvents([], [accountUse(account, '192.0.2.0', 6_000)]),
+        [{ type: 'use_from_new_address', clientAddress: '192.0.2.0' }],
+        'past 20 the least recently seen was forgotten: new again',
+      )
+    },
+  )
+
+  void t.test('a mint of a name revoked within the window is also a rotation', async (t) => {
+    const { store } = await eventsDatabase()
+    const name = `rotated-${randomUUID().slice(0, 8)}`
+    const old = await store.create(newAccount({ name, createdAt: 1_700_000_000 }))
+    const revokeDraft = auditDraft()
+    await store.revoke(old.id, 1_700_001_000, revokeDraft)
+    const mintDraft = auditDraft({ actor: 'bob', occurredAt: 1_700_001_060_000 })
+    const next = await store.create(newAccount({ name, createdAt: 1_700_001_060 }), mintDraft)
+    const events = (await allEvents(store)).filter((event) => event.accountName === name)
+    t.same(
+      events.map((event) => event.type),
+      ['mint', 'revoke', 'mint', 'rotation'],
+    )
+    t.match(events[3], {
+      accountId: next.id,
+      actor: 'bob',
+      requestId: mintDraft.requestId,
+      clientAddress: mintDraft.clientAddress,
+      occurredAt: mintDraft.occurredAt,
+      details: {
+        revoked_account_id: old.id,
+        revoke_event_id: revokeDraft.id,
+        mint_event_id: mintDraft.id,
+        revoked_at: 1_700_001_000,
+        seconds_between: 60,
+      },
+    })
+    await store.revoke(next.id, 1_700_001_100)
+    await store.create(newAccount({ name, createdAt: 1_700_001_100 + 3_601 }))
+    const late = (await allEvents(store)).filter((event) => event.accountName === name)
+    t.same(
+      late.slice(4).map((event) => event.type),
+      ['revoke', 'mint'],
+      'past the window (3600 s by default): a mint only',
+    )
+  })
+
   void t.test('ping answers; close is idempotent and later calls are unavailable', async (t) => {
     const { store } = await fresh(t)
     await store.ping()
@@ -640,7 +786,12 @@ export function runResourceOwnersContract(t: Test, makeDatabase: MakeSqlContract
       { applied: MIGRATIONS.slice(1).map((migration) => migration.version) },
       'only the newer migrations run',
     )
-    t.same(await store.findById(account.id), { ...account, lastUsedAt: null, revokedAt: null })
+    t.same(await store.findById(account.id), {
+      ...account,
+      lastUsedAt: null,
+      lastUsedFrom: null,
+      revokedAt: null,
+    })
     t.equal(await store.revoke(account.id, 1_700_000_100), 'revoked', 'the old account is audited')
     t.match(await allEvents(store), [{ type: 'revoke', accountId: account.id }])
     t.equal(await store.record('component', 'c1', 'alice', 1), 'alice')

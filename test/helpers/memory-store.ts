@@ -1,11 +1,20 @@
 import { chainEvents } from '../../src/service-accounts/audit-chain.js'
-import type {
-  AuditDraft,
-  AuditEvent,
-  EventPage,
-  EventQuery,
-  NewAuditEvent,
+import {
+  DEFAULT_STORE_AUDIT,
+  type AccountUse,
+  type AuditDraft,
+  type AuditEvent,
+  type EventPage,
+  type EventQuery,
+  type NewAuditEvent,
+  type StoreAuditOptions,
 } from '../../src/service-accounts/audit-event.js'
+import {
+  addressEvent,
+  isFirstUse,
+  rotationEvent,
+  rotationSince,
+} from '../../src/service-accounts/derived-events.js'
 import { mintEvent, revokeEvent } from '../../src/service-accounts/lifecycle-events.js'
 import { MIGRATIONS } from '../../src/service-accounts/migrations/index.js'
 import {
@@ -47,8 +56,15 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
   readonly #listeners = new Set<RevocationListener>()
   readonly #gapListeners = new Set<() => void>()
   readonly #events: AuditEvent[] = []
+  /** Account id → address → last seen (epoch ms), in the order last seen. */
+  readonly #addresses = new Map<string, Map<string, number>>()
+  readonly #audit: StoreAuditOptions
   #migrated = false
   #closed = false
+
+  constructor(audit: StoreAuditOptions = DEFAULT_STORE_AUDIT) {
+    this.#audit = audit
+  }
 
   async migrate(): Promise<MigrationResult> {
     this.#check()
@@ -66,9 +82,40 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     if (all.some((other) => other.tokenHash === account.tokenHash || other.id === account.id)) {
       throw new Error('duplicate key')
     }
-    const record = { ...account, scopes: [...account.scopes], lastUsedAt: null, revokedAt: null }
+    const record = {
+      ...account,
+      scopes: [...account.scopes],
+      lastUsedAt: null,
+      lastUsedFrom: null,
+      revokedAt: null,
+    }
+    const mint = mintEvent(account, audit)
+    const since = rotationSince(account.createdAt, this.#audit.rotationWindowSeconds)
+    const rotated = all
+      .filter(
+        (other) =>
+          other.name === account.name &&
+          since !== null &&
+          other.revokedAt !== null &&
+          other.revokedAt >= since,
+      )
+      .sort((a, b) => (b.revokedAt ?? 0) - (a.revokedAt ?? 0))[0]
     this.#accounts.set(account.id, record)
-    this.#append([mintEvent(account, audit)])
+    const revokeEvent = this.#events.findLast(
+      (event) => event.type === 'revoke' && event.accountId === rotated?.id,
+    )
+    this.#append(
+      rotated === undefined
+        ? [mint]
+        : [
+            mint,
+            rotationEvent(mint, {
+              accountId: rotated.id,
+              revokedAt: rotated.revokedAt ?? 0,
+              revokeEventId: revokeEvent?.id ?? null,
+            }),
+          ],
+    )
     return { ...record }
   }
 
@@ -112,18 +159,22 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     return 'revoked'
   }
 
-  async touchLastUsed(id: string, nowSeconds: number): Promise<void> {
+  async touchLastUsed(id: string, nowSeconds: number, from?: string): Promise<void> {
     this.#check()
     this.calls.touchLastUsed += 1
     const account = this.#accounts.get(id)
     if (account !== undefined && (account.lastUsedAt ?? -Infinity) < nowSeconds) {
-      this.#accounts.set(id, { ...account, lastUsedAt: nowSeconds })
+      const lastUsedFrom = from ?? account.lastUsedFrom
+      this.#accounts.set(id, { ...account, lastUsedAt: nowSeconds, lastUsedFrom })
     }
   }
 
-  async appendEvents(events: readonly NewAuditEvent[]): Promise<readonly AuditEvent[]> {
+  async appendEvents(
+    events: readonly NewAuditEvent[],
+    uses: readonly AccountUse[] = [],
+  ): Promise<readonly AuditEvent[]> {
     this.#check()
-    return this.#append(events)
+    return this.#append([...events, ...uses.flatMap((use) => this.#addressEvents(use))])
   }
 
   async listEvents(query: EventQuery): Promise<EventPage> {
@@ -181,6 +232,25 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
   /** Signals that notifications may have been lost. */
   signalGap(): void {
     for (const listener of this.#gapListeners) listener()
+  }
+
+  #addressEvents(use: AccountUse): NewAuditEvent[] {
+    const known = this.#addresses.get(use.accountId) ?? new Map<string, number>()
+    this.#addresses.set(use.accountId, known)
+    const seen = known.get(use.clientAddress)
+    if (seen !== undefined) {
+      if (seen < use.occurredAt) {
+        known.delete(use.clientAddress)
+        known.set(use.clientAddress, use.occurredAt)
+      }
+      return []
+    }
+    const first = isFirstUse(known.size, this.#accounts.get(use.accountId)?.lastUsedAt ?? null, use)
+    known.set(use.clientAddress, use.occurredAt)
+    const oldest = [...known].sort(([, a], [, b]) => a - b)
+    for (const [address] of oldest.slice(0, known.size - this.#audit.addressesPerAccount))
+      known.delete(address)
+    return [addressEvent(use, first)]
   }
 
   #append(events: readonly NewAuditEvent[]): AuditEvent[] {

@@ -14,7 +14,10 @@ export function scopeResponse(raw: string): Record<string, unknown> {
   }
 }
 
-/** An account as list and mint show it, keys in AgentOS's order; never the hash. */
+/**
+ * An account as list and mint show it, keys in AgentOS's order, `last_used_from` (Portcullis's)
+ * beside `last_used_at`; never the hash.
+ */
 export function accountResponse(record: ServiceAccountRecord): Record<string, unknown> {
   return {
     id: record.id,
@@ -26,6 +29,7 @@ export function accountResponse(record: ServiceAccountRecord): Record<string, un
     created_at: record.createdAt,
     expires_at: record.expiresAt,
     last_used_at: record.lastUsedAt,
+    last_used_from: record.lastUsedFrom,
     revoked_at: record.revokedAt,
     created_by: record.createdBy,
   }

@@ -26,6 +26,8 @@ const RESPONSE_KEYS = [
   'created_at',
   'expires_at',
   'last_used_at',
+  // Portcullis's, beside the time it goes with; AgentOS clients ignore a key they do not know.
+  'last_used_from',
   'revoked_at',
   'created_by',
   'token',
@@ -92,6 +94,7 @@ onStore(t, async (t, store) => {
       expiresIn(t, mint, 90)
       t.ok((body.created_at as number) >= mint.before && (body.created_at as number) <= mint.after)
       t.equal(body.last_used_at, null)
+      t.equal(body.last_used_from, null)
       t.equal(body.revoked_at, null)
       t.match(body.id, UUID4, 'id is a uuid4')
     },

@@ -16,6 +16,8 @@ const LIST_KEYS = [
   'created_at',
   'expires_at',
   'last_used_at',
+  // Portcullis's, beside the time it goes with; AgentOS clients ignore a key they do not know.
+  'last_used_from',
   'revoked_at',
   'created_by',
 ]

@@ -1,4 +1,7 @@
-/** `portcullis tokens events` against a running gateway, after mints and revokes through its API. */
+/**
+ * `portcullis tokens events` against a running gateway, after mints and revokes through its API
+ * (the second mint of `ci-bot` is also a rotation).
+ */
 import t from 'tap'
 import { portcullis } from '../../helpers/cli.js'
 import { startGateway } from '../../helpers/gateway.js'
@@ -47,21 +50,22 @@ void t.test('tokens events shows the audit trail, filtered and paged', async (t)
   const table = await run('events')
   const lines = table.trimEnd().split('\n')
   t.match(lines[0], /^TIME +SEQ +TYPE +ACCOUNT +ACTOR +FROM +DETAILS$/)
-  t.equal(lines.length, 5, 'a header and four events')
-  t.match(lines[1], /^\d{4}-\d\d-\d\dT\S+Z +4 +mint +ci-bot +\(security key\) +127\.0\.0\.1 /)
-  t.match(lines[2], / 3 +revoke +ci-bot +\(security key\) .*revoked_at=\d+/)
+  t.equal(lines.length, 6, 'a header and five events')
+  t.match(lines[1], / 5 +rotation +ci-bot +\(security key\) .*revoked_account_id=/)
+  t.match(lines[2], /^\d{4}-\d\d-\d\dT\S+Z +4 +mint +ci-bot +\(security key\) +127\.0\.0\.1 /)
+  t.match(lines[3], / 3 +revoke +ci-bot +\(security key\) .*revoked_at=\d+/)
   for (const detail of ['scopes=agents:run,sessions:read', 'owner=null', 'privileged=false'])
-    t.ok(lines[4]?.includes(` ${detail}`), detail)
+    t.ok(lines[5]?.includes(` ${detail}`), detail)
   t.notOk(table.includes(first.token.slice(8)), 'never a token')
   t.equal((await run('events', '--until', '2000-01-01')).trim(), 'No audit events.')
 
   t.same(
     (await json('events')).map((event) => `${event.seq} ${event.type} ${event.account_name}`),
-    ['4 mint ci-bot', '3 revoke ci-bot', '2 mint docs-bot', '1 mint ci-bot'],
+    ['5 rotation ci-bot', '4 mint ci-bot', '3 revoke ci-bot', '2 mint docs-bot', '1 mint ci-bot'],
   )
   t.same(
     (await json('events', 'ci-bot')).map((event) => event.seq),
-    [4, 3, 1],
+    [5, 4, 3, 1],
     'by name: every account that bore it',
   )
   t.same(
@@ -86,7 +90,7 @@ void t.test('tokens events shows the audit trail, filtered and paged', async (t)
   for (let index = 0; index < 101; index += 1) await mint(`bulk-${index}`, ['agents:run'])
   const events = await json('events', '--limit', '104')
   t.equal(events.length, 104)
-  t.equal(events[0]?.seq, 105, 'newest first')
-  t.equal(events[103]?.seq, 2)
+  t.equal(events[0]?.seq, 106, 'newest first')
+  t.equal(events[103]?.seq, 3)
   t.equal(new Set(events.map((event) => event.seq)).size, 104, 'each once')
 })

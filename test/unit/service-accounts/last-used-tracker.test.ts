@@ -1,33 +1,60 @@
 import t from 'tap'
 import { LastUsedTracker } from '../../../src/service-accounts/last-used-tracker.js'
 
-void t.test('a write is due once per interval per account', async (t) => {
-  const tracker = new LastUsedTracker({ intervalSeconds: 60, maxAccounts: 10 })
-  t.ok(tracker.claim('a', 1_000))
-  t.notOk(tracker.claim('a', 60_999))
-  t.ok(tracker.claim('b', 60_999), 'accounts are independent')
-  t.ok(tracker.claim('a', 61_000))
-  t.notOk(tracker.claim('a', 61_001))
+const tracker = (intervalSeconds: number, maxAccounts = 10, maxAddresses = 10): LastUsedTracker =>
+  new LastUsedTracker({ intervalSeconds, maxAccounts, maxAddresses })
+
+void t.test('last_used_at is due once per interval per account', async (t) => {
+  const uses = tracker(60)
+  t.equal(uses.claim('a', 'x', 1_000), 'both')
+  t.equal(uses.claim('a', 'x', 60_999), 'none')
+  t.equal(uses.claim('b', 'x', 60_999), 'both', 'accounts are independent')
+  t.equal(uses.claim('a', 'x', 61_000), 'both')
+  t.equal(uses.claim('a', 'x', 61_001), 'none')
 })
 
+void t.test(
+  'an address is due once per interval per account, apart from last_used_at',
+  async (t) => {
+    const uses = tracker(60)
+    t.equal(uses.claim('a', 'x', 0), 'both')
+    t.equal(uses.claim('a', 'y', 10), 'address', 'a second address within the interval')
+    t.equal(uses.claim('a', 'y', 20), 'none')
+    t.equal(uses.claim('b', 'y', 30), 'both', 'the same address on another account')
+    t.equal(uses.claim('a', 'x', 60_000), 'both')
+    t.equal(uses.claim('a', 'y', 60_005), 'none', 'y was written at 10')
+    t.equal(uses.claim('a', 'y', 60_010), 'address')
+    t.equal(uses.claim('a', 'z', 120_000), 'both')
+  },
+)
+
 void t.test('a fractional clock never shortens the interval', async (t) => {
-  const tracker = new LastUsedTracker({ intervalSeconds: 1, maxAccounts: 10 })
-  t.ok(tracker.claim('a', 10.5))
-  t.notOk(tracker.claim('a', 1_010.4))
-  t.ok(tracker.claim('a', 1_011))
+  const uses = tracker(1)
+  t.equal(uses.claim('a', 'x', 10.5), 'both')
+  t.equal(uses.claim('a', 'x', 1_010.4), 'none')
+  t.equal(uses.claim('a', 'x', 1_011), 'both')
 })
 
 void t.test('interval 0: every use is written', async (t) => {
-  const tracker = new LastUsedTracker({ intervalSeconds: 0, maxAccounts: 10 })
-  t.ok(tracker.claim('a', 5))
-  t.ok(tracker.claim('a', 5))
+  const uses = tracker(0)
+  t.equal(uses.claim('a', 'x', 5), 'both')
+  t.equal(uses.claim('a', 'x', 5), 'both')
 })
 
 void t.test('beyond its bound it forgets the accounts written longest ago', async (t) => {
-  const tracker = new LastUsedTracker({ intervalSeconds: 60, maxAccounts: 2 })
-  t.ok(tracker.claim('a', 0))
-  t.ok(tracker.claim('b', 1))
-  t.ok(tracker.claim('c', 2), 'a is forgotten')
-  t.notOk(tracker.claim('b', 3), 'b is still remembered')
-  t.ok(tracker.claim('a', 4), 'a was forgotten: one early write')
+  const uses = tracker(60, 2)
+  t.equal(uses.claim('a', 'x', 0), 'both')
+  t.equal(uses.claim('b', 'x', 1), 'both')
+  t.equal(uses.claim('c', 'x', 2), 'both', 'a is forgotten')
+  t.equal(uses.claim('b', 'x', 3), 'none', 'b is still remembered')
+  t.equal(uses.claim('a', 'x', 4), 'both', 'a was forgotten: one early write')
+})
+
+void t.test('an account remembers its addresses written most recently', async (t) => {
+  const uses = tracker(60, 10, 2)
+  t.equal(uses.claim('a', 'x', 0), 'both')
+  t.equal(uses.claim('a', 'y', 1), 'address')
+  t.equal(uses.claim('a', 'z', 2), 'address', 'x is forgotten')
+  t.equal(uses.claim('a', 'y', 3), 'none', 'y is still remembered')
+  t.equal(uses.claim('a', 'x', 4), 'address', 'x was forgotten: one early write')
 })

@@ -3,7 +3,7 @@ import { RefusedTokens } from '../../../src/service-accounts/refused-tokens.js'
 import { mintToken } from '../../../src/service-accounts/token-format.js'
 import { failure, verifierFixture } from './verifier-fixture.js'
 
-const UNKNOWN = { reason: 'unknown', accountId: undefined } as const
+const UNKNOWN = { reason: 'unknown', account: undefined } as const
 
 function refusedTokens(ttlSeconds: number, maxEntries: number) {
   const clock = { now: 0 }

@@ -20,6 +20,7 @@ const principal = (n: number): ServiceAccountPrincipal =>
       createdAt: 1,
       expiresAt: null,
       lastUsedAt: null,
+      lastUsedFrom: null,
       revokedAt: null,
       createdBy: null,
     },

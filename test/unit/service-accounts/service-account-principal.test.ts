@@ -16,6 +16,7 @@ const record = (id: string, scopes: string[]): ServiceAccountRecord => ({
   expiresAt: null,
   createdBy: null,
   lastUsedAt: null,
+  lastUsedFrom: null,
   revokedAt: null,
 })
 

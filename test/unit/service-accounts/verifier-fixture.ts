@@ -7,7 +7,14 @@ import type { Config } from '../../../src/config/schema.js'
 import { serviceAccountsSchema } from '../../../src/config/sections/service-accounts.js'
 import { createLogger } from '../../../src/logger.js'
 import type { Clock } from '../../../src/clock.js'
-import { createServiceAccountMetrics } from '../../../src/service-accounts/metrics.js'
+import { auditSchema } from '../../../src/config/sections/audit.js'
+import { AuditQueue } from '../../../src/service-accounts/audit-queue.js'
+import { CredentialAudit } from '../../../src/service-accounts/credential-audit.js'
+import {
+  createAuditMetrics,
+  createServiceAccountMetrics,
+  RefusedTokenCounter,
+} from '../../../src/service-accounts/metrics.js'
 import { ServiceAccountVerifier } from '../../../src/service-accounts/service-account-verifier.js'
 import type {
   NewServiceAccount,
@@ -46,6 +53,8 @@ export interface VerifierFixture {
   readonly logs: LogCapture
   readonly registry: Registry
   readonly verifier: ServiceAccountVerifier
+  /** The audit queue, when the fixture records audit events. */
+  readonly queue: AuditQueue | undefined
   /** Mints a token and stores its account (active, expiring in 90 days unless overridden). */
   readonly mint: (
     overrides?: Partial<NewServiceAccount>,
@@ -53,20 +62,48 @@ export interface VerifierFixture {
   readonly verify: (
     token: string,
     clientAddress?: string,
+    userAgent?: string,
   ) => ReturnType<ServiceAccountVerifier['verify']>
 }
 
-export function verifierFixture(config: Partial<Config['service_accounts']> = {}): VerifierFixture {
+/** A verifier on a memory store and a fake clock; with `audit`, recording audit events too. */
+export function verifierFixture(
+  config: Partial<Config['service_accounts']> = {},
+  audit?: Partial<Config['audit']>,
+): VerifierFixture {
   const store = new MemoryServiceAccountStore()
   const clock = new FakeClock()
   const logs = new LogCapture()
   const registry = new Registry()
+  const logger = createLogger({ level: 'debug', destination: logs })
+  const settings = { ...serviceAccountsSchema.parse({}), ...config }
+  let queue: AuditQueue | undefined
+  let credentialAudit: CredentialAudit | undefined
+  if (audit !== undefined) {
+    const auditSettings = { ...auditSchema.parse({}), ...audit }
+    const auditMetrics = createAuditMetrics(registry, () => queue?.depth ?? 0)
+    queue = new AuditQueue({
+      store,
+      maxEvents: 1_000,
+      batchSize: 100,
+      logger,
+      metrics: auditMetrics,
+    })
+    credentialAudit = new CredentialAudit({
+      queue,
+      clock,
+      audit: auditSettings,
+      throttle: settings,
+      refusedTokens: new RefusedTokenCounter(auditMetrics.refusedTokens),
+    })
+  }
   const verifier = new ServiceAccountVerifier({
     store,
-    config: { ...serviceAccountsSchema.parse({}), ...config },
-    logger: createLogger({ level: 'debug', destination: logs }),
+    config: settings,
+    logger,
     metrics: createServiceAccountMetrics(registry),
     clock,
+    audit: credentialAudit,
   })
   return {
     store,
@@ -74,6 +111,7 @@ export function verifierFixture(config: Partial<Config['service_accounts']> = {}
     logs,
     registry,
     verifier,
+    queue,
     mint: async (overrides = {}) => {
       const { token, hash, prefix } = mintToken()
       const record = await store.create({
@@ -90,8 +128,11 @@ export function verifierFixture(config: Partial<Config['service_accounts']> = {}
       })
       return { token, record }
     },
-    verify: (token, clientAddress = '198.51.100.1') =>
-      verifier.verify(bearer(token), inbound(clientAddress)),
+    verify: (token, clientAddress = '198.51.100.1', userAgent = 'python-httpx/0.27') =>
+      verifier.verify(
+        bearer(token),
+        inboundRequest({ clientAddress, rawHeaders: ['User-Agent', userAgent] }),
+      ),
   }
 }
 
