@@ -6,8 +6,10 @@ import {
   EVENT_COLUMNS,
   eventListStatements,
   parseEventRow,
+  pruneEventsIn,
 } from './audit-events-sql.js'
 import { mintEvent, revokeEvent } from './lifecycle-events.js'
+import type { PruneDraft } from './prune-event.js'
 import { listStatements, type ListStatements } from './list-query.js'
 import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
 import { runMigrations } from './migrate.js'
@@ -163,6 +165,12 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
       )
       return rows.map(parseEventRow)
     })
+  }
+
+  async pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null> {
+    return this.#run('prune_events', () =>
+      this.#client.transaction((tx) => pruneEventsIn(tx, cutoff, draft)),
+    )
   }
 
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {
