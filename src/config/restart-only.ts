@@ -22,6 +22,7 @@ const RESTART_ONLY_SECTIONS = [
   'upstream',
   'database',
   'service_accounts',
+  'audit',
 ] as const satisfies readonly (keyof Config)[]
 
 /** The restart-only keys whose value differs between `running` and `next`. */
@@ -50,5 +51,6 @@ export function withRestartOnlyKeysOf(running: Config, next: Config): Config {
     upstream: running.upstream,
     database: running.database,
     service_accounts: running.service_accounts,
+    audit: running.audit,
   })
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { auditSchema } from './sections/audit.js'
 import { authSchema } from './sections/auth.js'
 import { identitySchema } from './sections/identity.js'
 import { interfacesSchema } from './sections/interfaces.js'
@@ -13,6 +14,7 @@ export const configSchema = z.strictObject({
   auth: authSchema,
   service_accounts: serviceAccountsSchema,
   database: databaseSchema,
+  audit: auditSchema,
   cors: corsSchema,
   logging: loggingSchema,
   identity: identitySchema,

@@ -1,6 +1,9 @@
 import type { Registry } from 'prom-client'
+import { systemClock, type Clock } from '../clock.js'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
+import { systemTimers, type Timers } from '../timers.js'
+import { AuditRetention } from './audit-retention.js'
 import { createServiceAccountStore, explainStoreStartFailure } from './create-store.js'
 import { createServiceAccountMetrics } from './metrics.js'
 import type { ResourceOwners } from './resource-owners.js'
@@ -16,15 +19,28 @@ export interface ServiceAccounts {
   readonly verifier: ServiceAccountVerifier
   /** Every revocation, this replica's and the others', for whatever must act on it. */
   readonly revocations: RevocationHub
+  /** The time the subsystem decides with: expiry, stored times, retention. */
+  readonly clock: Clock
   stop(): Promise<void>
 }
 
-/** Opens the store, applies migrations and subscribes the verifier's cache to every revocation. */
+/** Time, injected so that tests move it (expiry, retention) without waiting. */
+export interface ServiceAccountsTime {
+  readonly clock?: Clock | undefined
+  readonly timers?: Timers | undefined
+}
+
+/**
+ * Opens the store, applies migrations, subscribes the verifier's cache to every revocation and
+ * starts the audit trail's retention.
+ */
 export async function startServiceAccounts(
   config: Config,
   logger: Logger,
   registry: Registry,
+  time: ServiceAccountsTime = {},
 ): Promise<ServiceAccounts> {
+  const clock = time.clock ?? systemClock
   const metrics = createServiceAccountMetrics(registry)
   const store = await createServiceAccountStore(config.database, logger, metrics)
   try {
@@ -35,18 +51,28 @@ export async function startServiceAccounts(
       config: config.service_accounts,
       logger,
       metrics,
+      clock,
     })
-    const revocations = new RevocationHub({ store, logger })
+    const revocations = new RevocationHub({ store, logger, clock })
     revocations.subscribe(verifier)
     await revocations.start()
+    const retention = new AuditRetention({
+      store,
+      retentionDays: config.audit.retention_days,
+      clock,
+      timers: time.timers ?? systemTimers,
+      logger,
+    })
+    retention.start()
     return {
       store,
       owners: store,
       verifier,
       revocations,
+      clock,
       async stop() {
         revocations.stop()
-        await verifier.settled()
+        await Promise.all([verifier.settled(), retention.stop()])
         await store.close()
       },
     }
