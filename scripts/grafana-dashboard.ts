@@ -346,6 +346,50 @@ const ROWS: readonly RowSpec[] = [
     ],
   },
   {
+    title: 'Audit trail',
+    panels: [
+      {
+        title: 'Audit events by type',
+        description:
+          'Audit events recorded per second, by type (mint, revoke, first_use, use_from_new_address, refused, throttled, rotation, prune).',
+        unit: 'ops',
+        stack: true,
+        queries: [
+          { expr: sumRate('portcullis_audit_events_total', '', 'type'), legend: '{{type}}' },
+        ],
+      },
+      {
+        title: 'Refused tokens per account (top 10)',
+        description:
+          'Expired or revoked tokens of a known account presented per second: a token still tried after its revocation may have leaked (alert PortcullisRefusedTokenSpike).',
+        unit: 'reqps',
+        queries: [
+          {
+            expr: `topk(10, ${sumRate('portcullis_audit_refused_tokens_total', '', 'account')})`,
+            legend: '{{account}}',
+          },
+        ],
+      },
+      {
+        title: 'Audit write queue',
+        description:
+          'Events waiting to be written (they wait while the store is down), events dropped when the queue was full, and failed writes.',
+        unit: 'short',
+        queries: [
+          { expr: `sum(portcullis_audit_queue_depth{${S}})`, legend: 'queued' },
+          {
+            expr: sumRate('portcullis_audit_events_dropped_total', '', 'type'),
+            legend: 'dropped/s: {{type}}',
+          },
+          {
+            expr: sumRate('portcullis_audit_write_failures_total'),
+            legend: 'write failures/s',
+          },
+        ],
+      },
+    ],
+  },
+  {
     title: 'Upstream and process',
     panels: [
       {

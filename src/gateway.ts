@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import type { Clock } from './clock.js'
 import { describeAuthMode } from './config/auth-mode.js'
 import type { Config } from './config/schema.js'
 import { AccessLog } from './access-log.js'
@@ -18,6 +19,7 @@ import { WebSocketAdmission } from './http/websocket-limits.js'
 import { McpProtocolVersions } from './surfaces/mcp/protocol-versions.js'
 import { createLogger, type Logger } from './logger.js'
 import { Metrics } from './metrics.js'
+import type { Timers } from './timers.js'
 import { settingName } from './startup-error.js'
 import { checkStartup, configCannotBeApplied } from './startup-check.js'
 import {
@@ -31,6 +33,9 @@ export interface GatewayOptions {
   readonly logger?: Logger
   /** Process metrics (event loop, memory) are off in tests that start many gateways. */
   readonly collectProcessMetrics?: boolean
+  /** The service-account subsystem's time (expiry, stored times, audit retention). */
+  readonly clock?: Clock
+  readonly timers?: Timers
 }
 
 export interface RunningGateway {
@@ -100,7 +105,10 @@ export async function createGateway(
     // auto: refused here (exit 2) when the upstream runs a version no catalogue covers.
     await agentos.start()
     serviceAccounts = config.service_accounts.enabled
-      ? await startServiceAccounts(config, logger, metrics.registry)
+      ? await startServiceAccounts(config, logger, metrics.registry, {
+          clock: options.clock,
+          timers: options.timers,
+        })
       : undefined
   } catch (error) {
     await releaseUpstream()

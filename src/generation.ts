@@ -165,6 +165,7 @@ export async function createGeneration(
             line: agentos.line,
             userIsolation: config.auth.user_isolation,
             logger,
+            now: () => serviceAccounts.clock.now(),
             onRevoked: (tokenHash) => serviceAccounts.revocations.revoked(tokenHash),
           })
     const refusals: RefusalSettings = {

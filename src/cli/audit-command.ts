@@ -18,7 +18,10 @@ const PROBLEM_TEXT: Readonly<Record<ChainProblem['problem'], string>> = {
   changed: 'changed: its hash does not cover its contents',
   broken_link:
     'does not follow the event before it: an event was removed or inserted there, or the one before was changed',
-  not_first: 'is not the start of the chain: the events before it were removed',
+  not_first:
+    'is not the start of the chain, and no prune event records the removal of the events before it',
+  bad_prune:
+    'is a prune event whose record of the removal no retention run writes (a count, range or hash that cannot be right)',
 }
 
 /**
@@ -68,10 +71,15 @@ function describe(report: ChainReport): string {
   if (report.head === null) lines.push('The audit trail is empty.')
   else
     lines.push(
+      ...(report.pruned === null
+        ? []
+        : [
+            `Events up to ${report.pruned.through} were removed by retention (older than ${new Date(report.pruned.cutoff).toISOString()}), as prune event ${report.pruned.by} records; checked from ${report.pruned.through + 1}.`,
+          ]),
       `${report.events} event(s) checked; newest: ${report.head.seq} ${report.head.hash}`,
       ...(report.problems.length === 0
         ? [
-            'No event was changed or removed before the newest. Keep the newest line to check later that none after it was removed.',
+            'No event was changed or removed before the newest (other than by retention). Keep the newest line to check later that none after it was removed.',
           ]
         : []),
     )

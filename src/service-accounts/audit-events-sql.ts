@@ -10,6 +10,7 @@ import {
 } from './audit-event.js'
 import type { ListStatements } from './list-query.js'
 import type { PrincipalKind } from '../principal.js'
+import { pruneEvent, type PruneDraft } from './prune-event.js'
 import type { SqlQueryable, SqlRow } from './sql-client.js'
 
 /** Arbitrary, fixed: taken by every transaction that appends to the chain, so appends queue. */
@@ -31,14 +32,67 @@ export async function appendEventsIn(
 ): Promise<AuditEvent[]> {
   if (events.length === 0) return []
   await lockChainIn(tx)
+  return insertChained(tx, chainEvents(await chainHead(tx), events))
+}
+
+/**
+ * Removes the chain's oldest events that occurred before `cutoff` and appends the `prune` event
+ * that anchors what is left, inside the caller's transaction, under the chain lock: of concurrent
+ * runs on one database, the first removes and the others find nothing left to remove. Only a
+ * prefix is removed (up to the first event not older than `cutoff`), so the chain stays whole from
+ * its new first event. Returns the prune event, or null when nothing was due.
+ */
+export async function pruneEventsIn(
+  tx: SqlQueryable,
+  cutoff: number,
+  draft: PruneDraft,
+): Promise<AuditEvent | null> {
+  await lockChainIn(tx)
+  const head = await chainHead(tx)
+  if (head === null) return null
+  const kept = await tx.query(
+    'SELECT seq FROM portcullis_audit_events WHERE occurred_at >= $1 ORDER BY seq LIMIT 1',
+    [cutoff],
+  )
+  const boundary = kept[0] === undefined ? head.seq + 1 : integerColumn(kept[0], 'seq')
   const lastRows = await tx.query(
-    'SELECT seq, hash FROM portcullis_audit_events ORDER BY seq DESC LIMIT 1',
+    'SELECT seq, hash FROM portcullis_audit_events WHERE seq < $1 ORDER BY seq DESC LIMIT 1',
+    [boundary],
   )
   const last = lastRows[0]
-  const chained = chainEvents(
-    last === undefined ? null : { seq: integerColumn(last, 'seq'), hash: textColumn(last, 'hash') },
-    events,
+  if (last === undefined) return null
+  const lastSeq = integerColumn(last, 'seq')
+  // The append-only trigger lets this transaction, and only it, delete.
+  await tx.query("SELECT set_config('portcullis.audit_prune', 'on', true)")
+  const [removed] = await tx.query(
+    `WITH removed AS (DELETE FROM portcullis_audit_events WHERE seq <= $1 RETURNING seq)
+     SELECT count(*) AS removed, min(seq) AS first_seq FROM removed`,
+    [lastSeq],
   )
+  await tx.query("SELECT set_config('portcullis.audit_prune', 'off', true)")
+  const removal = {
+    removed: integerColumn(removed, 'removed'),
+    firstSeq: integerColumn(removed, 'first_seq'),
+    lastSeq,
+    lastHash: textColumn(last, 'hash'),
+    cutoff,
+  }
+  const [event] = await insertChained(tx, chainEvents(head, [pruneEvent(draft, removal)]))
+  return event ?? null
+}
+
+/** The newest event's place and hash; null when the chain is empty. */
+async function chainHead(tx: SqlQueryable): Promise<{ seq: number; hash: string } | null> {
+  const rows = await tx.query(
+    'SELECT seq, hash FROM portcullis_audit_events ORDER BY seq DESC LIMIT 1',
+  )
+  const last = rows[0]
+  return last === undefined
+    ? null
+    : { seq: integerColumn(last, 'seq'), hash: textColumn(last, 'hash') }
+}
+
+async function insertChained(tx: SqlQueryable, chained: AuditEvent[]): Promise<AuditEvent[]> {
   const params: unknown[] = []
   const tuples = chained.map((event) => {
     const values: unknown[] = [...eventFields(event), event.hash]

@@ -35,6 +35,7 @@ export type StoreOperation =
   | 'forget_owner'
   | 'append_events'
   | 'list_events'
+  | 'prune_events'
 
 const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 

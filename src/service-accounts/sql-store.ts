@@ -17,9 +17,11 @@ import {
   eventListStatements,
   lockChainIn,
   parseEventRow,
+  pruneEventsIn,
 } from './audit-events-sql.js'
 import { rotationEvent, rotationSince } from './derived-events.js'
 import { mintEvent, revokeEvent } from './lifecycle-events.js'
+import type { PruneDraft } from './prune-event.js'
 import { listStatements, type ListStatements } from './list-query.js'
 import type { ServiceAccountMetrics, StoreOperation } from './metrics.js'
 import { runMigrations } from './migrate.js'
@@ -195,6 +197,12 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
       )
       return rows.map(parseEventRow)
     })
+  }
+
+  async pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null> {
+    return this.#run('prune_events', () =>
+      this.#client.transaction((tx) => pruneEventsIn(tx, cutoff, draft)),
+    )
   }
 
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {

@@ -1,9 +1,11 @@
 import type { Registry } from 'prom-client'
+import { systemClock, type Clock } from '../clock.js'
 import type { Config } from '../config/schema.js'
-import { systemClock } from '../clock.js'
 import type { Logger } from '../logger.js'
 import { AuditLog } from './audit-log.js'
 import { AuditQueue } from './audit-queue.js'
+import { systemTimers, type Timers } from '../timers.js'
+import { AuditRetention } from './audit-retention.js'
 import { createServiceAccountStore, explainStoreStartFailure } from './create-store.js'
 import { CredentialAudit } from './credential-audit.js'
 import { createAuditMetrics, createServiceAccountMetrics, RefusedTokenCounter } from './metrics.js'
@@ -22,16 +24,29 @@ export interface ServiceAccounts {
   readonly revocations: RevocationHub
   /** The audit events no change carries, on their way to the store. */
   readonly auditQueue: AuditQueue
+  /** The time the subsystem decides with: expiry, stored times, retention. */
+  readonly clock: Clock
   stop(): Promise<void>
 }
 
-/** Opens the store, applies migrations and subscribes the verifier's cache to every revocation. */
+/** Time, injected so that tests move it (expiry, retention) without waiting. */
+export interface ServiceAccountsTime {
+  readonly clock?: Clock | undefined
+  readonly timers?: Timers | undefined
+}
+
+/**
+ * Opens the store, applies migrations, subscribes the verifier's cache to every revocation and
+ * starts the audit trail's retention.
+ */
 export async function startServiceAccounts(
   config: Config,
   logger: Logger,
   registry: Registry,
+  time: ServiceAccountsTime = {},
 ): Promise<ServiceAccounts> {
   const { audit } = config
+  const clock = time.clock ?? systemClock
   const metrics = createServiceAccountMetrics(registry)
   let auditQueue: AuditQueue | undefined
   const auditMetrics = createAuditMetrics(registry, () => auditQueue?.depth ?? 0)
@@ -58,26 +73,36 @@ export async function startServiceAccounts(
       metrics,
       audit: new CredentialAudit({
         queue,
-        clock: systemClock,
+        clock,
         audit,
         throttle: config.service_accounts,
         refusedTokens: new RefusedTokenCounter(auditMetrics.refusedTokens),
       }),
       addressesPerAccount: audit.addresses_per_account,
+      clock,
     })
-    const revocations = new RevocationHub({ store, logger })
+    const revocations = new RevocationHub({ store, logger, clock })
     revocations.subscribe(verifier)
     await revocations.start()
     queue.start(audit.flush_interval_ms)
+    const retention = new AuditRetention({
+      store,
+      retentionDays: config.audit.retention_days,
+      clock,
+      timers: time.timers ?? systemTimers,
+      logger,
+    })
+    retention.start()
     return {
       store,
       owners: store,
       verifier,
       revocations,
       auditQueue: queue,
+      clock,
       async stop() {
         revocations.stop()
-        await verifier.settled()
+        await Promise.all([verifier.settled(), retention.stop()])
         // Every request has finished: what they queued is written before the store closes.
         await queue.close()
         await store.close()

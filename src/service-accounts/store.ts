@@ -6,6 +6,7 @@ import type {
   EventQuery,
   NewAuditEvent,
 } from './audit-event.js'
+import type { PruneDraft } from './prune-event.js'
 
 /** An account as minted; times are integer epoch seconds. */
 export interface NewServiceAccount {
@@ -118,6 +119,13 @@ export interface ServiceAccountStore {
   listEvents(query: EventQuery): Promise<EventPage>
   /** Up to `limit` events of the chain after `seq`, in chain order: for verification. */
   eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]>
+  /**
+   * Retention: removes the chain's oldest events that occurred before `cutoff` (epoch
+   * milliseconds), up to the first event that did not, and appends a `prune` event recording the
+   * removal, in one transaction; returns it, or null when no event was due (nothing written).
+   * Of concurrent calls on one database (replicas), one removes what is due.
+   */
+  pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null>
   /**
    * Revocations made by any replica on the same database. Resolves once the subscription is
    * in place (or its first attempt failed and retries run in the background).

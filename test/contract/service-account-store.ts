@@ -10,6 +10,7 @@ import type {
 } from '../../src/service-accounts/audit-event.js'
 import { migration001 } from '../../src/service-accounts/migrations/001-service-accounts.js'
 import { MIGRATIONS, type Migration } from '../../src/service-accounts/migrations/index.js'
+import { verifyChain } from '../../src/service-accounts/audit-verify.js'
 import type { ResourceOwners } from '../../src/service-accounts/resource-owners.js'
 import {
   NameConflictError,
@@ -616,6 +617,96 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
       'past the window (3600 s by default): a mint only',
     )
   })
+
+  void t.test(
+    'pruneEvents removes the oldest events before the cutoff, a prefix only, and anchors the rest',
+    async (t) => {
+      const { db, store } = await fresh(t)
+      const other = await open(t, db)
+      const prune = (cutoff: number, occurredAt: number, by = store) =>
+        by.pruneEvents(cutoff, { id: randomUUID(), occurredAt })
+      t.equal(await prune(1_000_000, 1_000), null, 'an empty chain: nothing to remove')
+      const written = await store.appendEvents(
+        [100, 200, 300, 250, 400].map((occurredAt) => newEvent({ occurredAt })),
+      )
+      t.equal(await prune(100, 1_000), null, 'nothing before the cutoff: nothing written')
+
+      const first = await prune(150, 1_000)
+      t.same(first, {
+        seq: 6,
+        id: first?.id,
+        occurredAt: 1_000,
+        type: 'prune',
+        actorKind: null,
+        actor: null,
+        accountId: null,
+        accountName: null,
+        clientAddress: null,
+        requestId: null,
+        details: {
+          removed: 1,
+          first_seq: 1,
+          last_seq: 1,
+          last_hash: written[0]?.hash,
+          cutoff: 150,
+        },
+        prevHash: written[4]?.hash,
+        hash: first === null ? undefined : eventHash(first),
+      })
+      t.same(
+        (await store.eventsAfter(0, 100)).map((event) => event.seq),
+        [2, 3, 4, 5, 6],
+      )
+      // Event 4 (250) is older than the cutoff but comes after event 3 (300), which is not.
+      t.match(await prune(280, 2_000, other), {
+        seq: 7,
+        details: { removed: 1, first_seq: 2, last_seq: 2, last_hash: written[1]?.hash },
+      })
+      t.same(
+        (await store.eventsAfter(0, 100)).map((event) => event.seq),
+        [3, 4, 5, 6, 7],
+        'only a prefix is removed',
+      )
+      const verified = (of: ServiceAccountStore) =>
+        verifyChain((seq, limit) => of.eventsAfter(seq, limit))
+      t.match(await verified(store), { pruned: { through: 2, by: 7, cutoff: 280 } })
+      t.same((await verified(store)).problems, [])
+
+      const account = await store.create(newAccount())
+      t.match(await allEvents(store), [{ seq: 3 }, {}, {}, {}, {}, { seq: 8, type: 'mint' }])
+      t.equal((await store.findById(account.id))?.id, account.id)
+
+      const last = (await store.eventsAfter(7, 1))[0]
+      const all = await prune(1_800_000_000_000, 3_000)
+      t.match(all, {
+        seq: 9,
+        prevHash: last?.hash,
+        details: { removed: 6, first_seq: 3, last_seq: 8, last_hash: last?.hash },
+      })
+      t.same(await store.eventsAfter(0, 100), [all], 'everything due: the prune event is left')
+      t.match(await verified(store), { events: 1, pruned: { through: 8, by: 9 } })
+      t.same((await verified(store)).problems, [])
+
+      await store.appendEvents([newEvent({ occurredAt: 4_000 }), newEvent({ occurredAt: 5_000 })])
+      const concurrent = await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          prune(4_500, 6_000, index % 2 === 0 ? store : other),
+        ),
+      )
+      const pruned = concurrent.filter((event) => event !== null)
+      t.equal(pruned.length, 1, 'of concurrent prunes one removes, the others find nothing due')
+      t.match(pruned[0], { seq: 12, details: { removed: 2, first_seq: 9, last_seq: 10 } })
+      t.same(
+        (await other.eventsAfter(0, 100)).map((event) => [event.seq, event.type]),
+        [
+          [11, 'refused'],
+          [12, 'prune'],
+        ],
+      )
+      t.match(await verified(other), { pruned: { through: 10, by: 12 } })
+      t.same((await verified(other)).problems, [])
+    },
+  )
 
   void t.test('ping answers; close is idempotent and later calls are unavailable', async (t) => {
     const { store } = await fresh(t)

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { stringify } from 'yaml'
+import type { Clock } from '../../src/clock.js'
 import { parseConfig } from '../../src/config/load.js'
 import type { Config } from '../../src/config/schema.js'
 import { createGateway, type Gateway, type RunningGateway } from '../../src/gateway.js'
 import { createLogger } from '../../src/logger.js'
 import type { AgentOsLine } from '../../src/policy/catalogue/agentos-line.js'
+import type { Timers } from '../../src/timers.js'
 import { freshEmbeddedDataDir } from './embedded-store.js'
 import { LogCapture } from './log-capture.js'
 import { SUITE_AGENTOS_LINE } from './suite-line.js'
@@ -48,6 +50,9 @@ export interface StartOptions {
   readonly collectProcessMetrics?: boolean
   /** Pins `upstream.agentos_version` to this line (the suite's line unless given). */
   readonly agentOsLine?: AgentOsLine
+  /** The service-account subsystem's time (a FakeClock and FakeTimers to move it by hand). */
+  readonly clock?: Clock
+  readonly timers?: Timers
 }
 
 /** Starts a real gateway on port 0 (and its admin listener), stopped at teardown. */
@@ -67,6 +72,8 @@ export async function startGateway(
   const gateway = await createGateway(config, {
     logger,
     collectProcessMetrics: options.collectProcessMetrics ?? false,
+    clock: options.clock,
+    timers: options.timers,
   })
   const running = await gateway.start()
   let stopped = false

@@ -17,6 +17,7 @@ import {
 } from '../../src/service-accounts/derived-events.js'
 import { mintEvent, revokeEvent } from '../../src/service-accounts/lifecycle-events.js'
 import { MIGRATIONS } from '../../src/service-accounts/migrations/index.js'
+import { pruneEvent, type PruneDraft } from '../../src/service-accounts/prune-event.js'
 import {
   NameConflictError,
   StoreUnavailableError,
@@ -204,6 +205,26 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
   async eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]> {
     this.#check()
     return this.#events.filter((event) => event.seq > seq).slice(0, limit)
+  }
+
+  async pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null> {
+    this.#check()
+    const head = this.#events.at(-1)
+    const boundary = this.#events.findIndex((event) => event.occurredAt >= cutoff)
+    const removed = this.#events.splice(0, boundary === -1 ? this.#events.length : boundary)
+    const [first, last] = [removed[0], removed.at(-1)]
+    if (first === undefined || last === undefined || head === undefined) return null
+    const removal = {
+      removed: removed.length,
+      firstSeq: first.seq,
+      lastSeq: last.seq,
+      lastHash: last.hash,
+      cutoff,
+    }
+    const [event] = chainEvents(head, [pruneEvent(draft, removal)])
+    if (event === undefined) return null
+    this.#events.push(event)
+    return event
   }
 
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {

@@ -49,5 +49,14 @@ export const auditSchema = z
       .describe(
         'Client addresses remembered per account to tell a use from a new address (least recently seen forgotten first; a forgotten address that comes back is new again).',
       ),
+    retention_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(36_500)
+      .default(365)
+      .describe(
+        'Audit events older than this many days are removed, at start-up and then daily, and the removal is recorded as a prune event that `portcullis audit verify` checks the rest of the chain against. At least 1; there is no value that keeps events forever (36500 keeps a century).',
+      ),
   })
   .prefault({})

@@ -1,7 +1,6 @@
 import { authSchema } from '../../../src/config/sections/auth.js'
 import type { Config } from '../../../src/config/schema.js'
 import type { Credential } from '../../../src/auth/credential.js'
-import type { Clock } from '../../../src/clock.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
 import { createLogger, type Logger } from '../../../src/logger.js'
@@ -16,23 +15,6 @@ export function authConfig(input: Record<string, unknown> = {}): Config['auth'] 
 export function testLogger(): { logger: Logger; logs: LogCapture } {
   const logs = new LogCapture()
   return { logger: createLogger({ level: 'debug', destination: logs }), logs }
-}
-
-/** A clock the test moves by hand; its monotonic reading moves with the wall clock. */
-export class FakeClock implements Clock {
-  constructor(public ms: number = Date.now()) {}
-  now(): number {
-    return this.ms
-  }
-  monotonic(): number {
-    return this.ms
-  }
-  advance(ms: number): void {
-    this.ms += ms
-  }
-  get seconds(): number {
-    return Math.floor(this.ms / 1000)
-  }
 }
 
 export function bearer(token: string): Credential {

@@ -622,3 +622,24 @@ void t.test('auth.deny_unmapped_routes: unset unless given', async (t) => {
   t.equal(parse('auth: {deny_unmapped_routes: false}', KEYED).auth.deny_unmapped_routes, false)
   t.equal(parse('auth: {deny_unmapped_routes: true}', KEYED).auth.deny_unmapped_routes, true)
 })
+
+void t.test('audit.retention_days: 365 unless given, a whole number of days from 1', async (t) => {
+  const withKey = (retention: string) =>
+    `auth:\n  security_key: ${STRONG_SECURITY_KEY}\n${retention === '' ? '' : `audit:\n  retention_days: ${retention}\n`}`
+  t.equal(parse(withKey('')).audit.retention_days, 365, 'the default')
+  t.equal(parse(withKey('1')).audit.retention_days, 1)
+  t.equal(parse(withKey('36500')).audit.retention_days, 36_500)
+  for (const [value, issue] of [
+    ['0', 'Too small: expected number to be >=1'],
+    ['-30', 'Too small: expected number to be >=1'],
+    ['1.5', 'Invalid input: expected int, received number'],
+    ['36501', 'Too big: expected number to be <=36500'],
+    ['"90d"', 'Invalid input: expected number, received string'],
+    ['null', 'Invalid input: expected number, received null'],
+  ] as const)
+    t.same(
+      issuesOf(() => parse(withKey(value))),
+      [`audit.retention_days: ${issue}`],
+      value,
+    )
+})

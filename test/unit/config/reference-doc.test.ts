@@ -60,6 +60,7 @@ void t.test('every schema key is documented, and every documented key exists', a
     'auth',
     'service_accounts',
     'database',
+    'audit',
     'cors',
     'logging',
   ]) {

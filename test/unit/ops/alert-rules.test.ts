@@ -64,6 +64,7 @@ void t.test('the alerts the runbook promises exist and are described there', asy
     ['PortcullisUpstreamErrors', 'portcullis_upstream_errors_total'],
     ['PortcullisNoTraffic', 'portcullis_http_requests_total'],
     ['PortcullisTargetDown', 'up'],
+    ['PortcullisRefusedTokenSpike', 'portcullis_audit_refused_tokens_total'],
   ]
   for (const [name, metric] of required) {
     const rule = byName.get(name)

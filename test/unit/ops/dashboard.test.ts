@@ -92,6 +92,8 @@ void t.test('every query uses only documented metrics and labels', async (t) => 
     'portcullis_service_account_revocation_notifications_total',
     'portcullis_websocket_connections',
     'portcullis_upstream_errors_total',
+    'portcullis_audit_events_total',
+    'portcullis_audit_refused_tokens_total',
   ])
     t.ok(used.has(required), `the dashboard shows ${required}`)
 })

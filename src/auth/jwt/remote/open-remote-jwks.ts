@@ -8,7 +8,7 @@ import { ipLiteral, isNonPublicAddress } from './address-policy.js'
 import { GuardedHttpClient, type HttpPolicy } from './guarded-http-client.js'
 import { HttpKeySetFetcher, type KeySetFetcher, type KeySetLocation } from './key-set-fetcher.js'
 import { RemoteJwks, type RemoteJwksSettings } from './remote-jwks.js'
-import { systemTimers, type Timers } from './timers.js'
+import { systemTimers, type Timers } from '../../../timers.js'
 
 export interface RemoteJwksDependencies {
   readonly logger: Logger

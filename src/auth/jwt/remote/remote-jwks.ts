@@ -14,7 +14,7 @@ import {
   type RefreshBounds,
 } from './freshness.js'
 import type { FetchedKeySet, KeySetFetcher } from './key-set-fetcher.js'
-import type { Timers } from './timers.js'
+import type { Timers } from '../../../timers.js'
 
 export type RemoteJwksTrigger = 'startup' | 'refresh' | 'retry' | 'unknown_kid' | 'signal'
 

@@ -4,7 +4,8 @@ import { NOT_RESPONSIBLE } from '../../../../src/auth/verifier.js'
 import { Metrics } from '../../../../src/metrics.js'
 import { fixtures, signJwt } from '../../../helpers/jwt.js'
 import type { LogCapture } from '../../../helpers/log-capture.js'
-import { authConfig, bearer, FakeClock, testLogger } from '../helpers.js'
+import { FakeClock } from '../../../helpers/fake-time.js'
+import { authConfig, bearer, testLogger } from '../helpers.js'
 
 export const K = fixtures.hmacSecret()
 

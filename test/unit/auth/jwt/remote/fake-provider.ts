@@ -5,12 +5,12 @@ import type {
   KeySetFetcher,
   KeySetLocation,
 } from '../../../../../src/auth/jwt/remote/key-set-fetcher.js'
-import type { Timers } from '../../../../../src/auth/jwt/remote/timers.js'
 import type { Principal } from '../../../../../src/principal.js'
 import { Metrics } from '../../../../../src/metrics.js'
 import { fixtures, publicJwk, signJwt } from '../../../../helpers/jwt.js'
 import type { LogCapture } from '../../../../helpers/log-capture.js'
-import { authConfig, FakeClock, testLogger } from '../../helpers.js'
+import { FakeClock, FakeTimers } from '../../../../helpers/fake-time.js'
+import { authConfig, testLogger } from '../../helpers.js'
 import { principalOf } from '../setup.js'
 
 /** An identity provider in memory: serves a document, answers 304 to its ETag, fails on demand. */
@@ -65,53 +65,6 @@ export class FakeProvider implements KeySetFetcher {
   async close(): Promise<void> {
     this.closed = true
   }
-}
-
-/** Timers on the fake clock: nothing fires until the test says so. */
-export class FakeTimers implements Timers {
-  readonly #clock: FakeClock
-  #pending: { at: number; callback: () => void; cancelled: boolean }[] = []
-
-  constructor(clock: FakeClock) {
-    this.#clock = clock
-  }
-
-  set(callback: () => void, ms: number): { cancel(): void } {
-    const entry = { at: this.#clock.now() + ms, callback, cancelled: false }
-    this.#pending.push(entry)
-    return {
-      cancel: () => {
-        entry.cancelled = true
-      },
-    }
-  }
-
-  /** Milliseconds from now until the next timer would fire; undefined when none is pending. */
-  get nextDelay(): number | undefined {
-    const live = this.#pending.filter((entry) => !entry.cancelled)
-    if (live.length === 0) return undefined
-    return Math.min(...live.map((entry) => entry.at)) - this.#clock.now()
-  }
-
-  get pending(): number {
-    return this.#pending.filter((entry) => !entry.cancelled).length
-  }
-
-  /** Moves the clock to the next timer and fires it; returns after the refresh it starts. */
-  async fireNext(): Promise<void> {
-    const delay = this.nextDelay
-    if (delay === undefined) throw new Error('no timer pending')
-    this.#clock.advance(Math.max(0, delay))
-    const due = this.#pending.filter((entry) => !entry.cancelled && entry.at <= this.#clock.now())
-    this.#pending = this.#pending.filter((entry) => !due.includes(entry))
-    for (const entry of due) entry.callback()
-    await settle()
-  }
-}
-
-/** Lets pending promise callbacks run (the fake provider answers within a few ticks). */
-export async function settle(): Promise<void> {
-  for (let index = 0; index < 20; index += 1) await new Promise((resolve) => setImmediate(resolve))
 }
 
 export const JWK = {

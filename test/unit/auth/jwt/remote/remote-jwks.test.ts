@@ -7,7 +7,8 @@ import t from 'tap'
 import { fixtures, publicJwk, rawJwt, signJwt } from '../../../../helpers/jwt.js'
 import { metricValue, parseMetrics } from '../../../../helpers/metrics.js'
 import { gatewayErrorOf } from '../../helpers.js'
-import { JWK, logged, remoteVerifier, settle, tokenFor } from './fake-provider.js'
+import { settle } from '../../../../helpers/fake-time.js'
+import { JWK, logged, remoteVerifier, tokenFor } from './fake-provider.js'
 
 const randomKid = () =>
   rawJwt({ alg: 'RS256', kid: randomBytes(12).toString('hex') }, { sub: 'x' }, 'c2ln')
