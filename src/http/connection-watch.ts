@@ -73,7 +73,9 @@ export class CredentialWatch implements ConnectionWatch, RevocationSubscriber {
 
   watch(client: WebSocket, principal: Principal): () => void {
     const stopExpiry = closeAtExpiry(client, principal, this.#now)
-    const hash = principal.credentialHash
+    // Only a service-account token can be revoked: the store knows no other credential, so a
+    // recheck after a notification gap would take a JWT's hash for a revoked token.
+    const hash = principal.kind === 'service_account' ? principal.credentialHash : undefined
     if (hash === undefined) return stopExpiry
     let clients = this.#byHash.get(hash)
     if (clients === undefined) this.#byHash.set(hash, (clients = new Set()))

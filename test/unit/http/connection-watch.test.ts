@@ -84,3 +84,26 @@ void t.test('after a notification gap every watched token is looked up again', a
   t.same(gone.closed, [1008, 'credential revoked'])
   t.equal(broken.closed, undefined, 'a failed lookup keeps the connection')
 })
+
+void t.test(
+  'a notification gap never closes a JWT connection: the store knows no JWT',
+  async (t) => {
+    const looked: string[] = []
+    const watch = new CredentialWatch({
+      revocations: {
+        subscribe: () => () => undefined,
+        stillValid: async (hash) => {
+          looked.push(hash)
+          return false
+        },
+      },
+    })
+    const jwt = socket()
+    watch.watch(jwt, { ...jwtPrincipal([]), credentialHash: 'jwt-digest' })
+    t.equal(watch.size, 0, 'watched for expiry only')
+    await watch.recheck()
+    t.equal(jwt.closed, undefined)
+    t.same(looked, [], 'no store lookup for a JWT')
+    jwt.close(1000, 'done')
+  },
+)
