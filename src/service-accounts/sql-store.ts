@@ -200,9 +200,10 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
   }
 
   async pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null> {
-    return this.#run('prune_events', () =>
+    const event = await this.#run('prune_events', () =>
       this.#client.transaction((tx) => pruneEventsIn(tx, cutoff, draft)),
     )
+    return this.#appended({ result: event, events: event === null ? [] : [event] })
   }
 
   async onRevocation(listener: RevocationListener): Promise<Unsubscribe> {

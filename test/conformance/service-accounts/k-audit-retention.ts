@@ -9,6 +9,7 @@ import type { AuditEvent } from '../../../src/service-accounts/audit-event.js'
 import { verifyChain } from '../../../src/service-accounts/audit-verify.js'
 import type { ServiceAccountStore } from '../../../src/service-accounts/store.js'
 import { FakeClock, FakeTimers } from '../../helpers/fake-time.js'
+import { metricValue } from '../../helpers/metrics.js'
 import type { ConfigInput } from '../../helpers/gateway.js'
 import { startRuntime } from '../../helpers/runtime.js'
 import { waitFor } from '../../helpers/wait.js'
@@ -112,6 +113,17 @@ onStore(t, async (t, store) => {
       first.J.gateway.logs.text,
       /"details":\{[^}]*"removed":2[^}]*\}.*"msg":"audit events past the retention removed/,
       'the removal is logged',
+    )
+    const pruneLine = first.J.gateway.logs
+      .records()
+      .find((record) => record.audit === true && record.type === 'prune')
+    t.match(pruneLine, { msg: 'audit: prune', seq: 4, details: { removed: 2 } }, 'the audit line')
+    t.equal(
+      metricValue(await first.J.gateway.metrics(), 'portcullis_audit_events_total', {
+        type: 'prune',
+      }),
+      1,
+      'counted with the other audit events',
     )
     t.equal(first.timers.nextDelay, DAY)
 
