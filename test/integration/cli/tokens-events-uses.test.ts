@@ -55,9 +55,11 @@ void t.test(
       })
       return ((await response.json()) as { data: Event[] }).data
     }
+    const deadline = Date.now() + 60_000
     for (;;) {
       const types = new Set((await recorded()).map((event) => event.type))
       if (wanted.every((type) => types.has(type))) break
+      if (Date.now() > deadline) throw new Error(`events never written: ${wanted.join(', ')}`)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
 
