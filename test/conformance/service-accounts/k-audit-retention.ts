@@ -8,6 +8,7 @@ import t, { type Test } from 'tap'
 import type { AuditEvent } from '../../../src/service-accounts/audit-event.js'
 import { verifyChain } from '../../../src/service-accounts/audit-verify.js'
 import type { ServiceAccountStore } from '../../../src/service-accounts/store.js'
+import { portcullis } from '../../helpers/cli.js'
 import { FakeClock, FakeTimers } from '../../helpers/fake-time.js'
 import { metricValue } from '../../helpers/metrics.js'
 import type { ConfigInput } from '../../helpers/gateway.js'
@@ -124,6 +125,16 @@ onStore(t, async (t, store) => {
       }),
       1,
       'counted with the other audit events',
+    )
+    const cli = await portcullis(t, ['tokens', 'events', '--type', 'prune', '--json'], {
+      PORTCULLIS_URL: first.J.gateway.url,
+      PORTCULLIS_ADMIN_TOKEN: admin,
+    })
+    t.equal(cli.code, 0, cli.stderr)
+    t.match(
+      JSON.parse(cli.stdout),
+      [{ seq: 4, type: 'prune', details: { removed: 2, first_seq: 1, last_seq: 2 } }],
+      'read back through the CLI (and the API under it)',
     )
     t.equal(first.timers.nextDelay, DAY)
 
