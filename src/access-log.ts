@@ -91,7 +91,12 @@ export class AccessLog {
     if (this.#pending === '') return
     const lines = this.#pending
     this.#pending = ''
-    this.#destination.write(lines)
+    try {
+      this.#destination.write(lines)
+    } catch {
+      // The destination was destroyed (standard output closed): there is nowhere left to write,
+      // and a write at the end of a turn must not take the gateway down with it.
+    }
   }
 }
 

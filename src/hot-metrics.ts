@@ -50,7 +50,21 @@ abstract class HotMetric<L extends string, S> {
     }
   }
 
-  abstract get(): Promise<MetricData>
+  abstract readonly type: MetricData['type']
+
+  /** What prom-client's registry reads at scrape time. */
+  get(): Promise<MetricData> {
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      values: this.samples(),
+      aggregator: this.aggregator,
+    })
+  }
+
+  /** The exposition's samples of every series. */
+  protected abstract samples(): MetricSample[]
 
   /**
    * The series of one label combination (values in `labelNames` order, exactly as many), made on
@@ -111,16 +125,8 @@ export class HotCounter<L extends string> extends HotMetric<L, CounterSeries> {
     return { labels, value: 0 }
   }
 
-  get(): Promise<MetricData> {
-    const values: MetricSample[] = []
-    for (const series of this.all()) values.push({ labels: series.labels, value: series.value })
-    return Promise.resolve({
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      values,
-      aggregator: this.aggregator,
-    })
+  protected samples(): MetricSample[] {
+    return this.all().map((series) => ({ labels: series.labels, value: series.value }))
   }
 }
 
@@ -156,7 +162,7 @@ export class HotHistogram<L extends string> extends HotMetric<L, HistogramSeries
     return { labels, counts: new Float64Array(this.#bounds.length + 1), sum: 0, count: 0 }
   }
 
-  get(): Promise<MetricData> {
+  protected samples(): MetricSample[] {
     const values: MetricSample[] = []
     const bucket = `${this.name}_bucket`
     for (const series of this.all()) {
@@ -191,12 +197,6 @@ export class HotHistogram<L extends string> extends HotMetric<L, HistogramSeries
         },
       )
     }
-    return Promise.resolve({
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      values,
-      aggregator: this.aggregator,
-    })
+    return values
   }
 }

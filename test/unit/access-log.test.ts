@@ -122,3 +122,19 @@ void t.test('the lines of one event-loop turn reach the destination in one write
   await new Promise((resolve) => setImmediate(resolve))
   t.equal(writes.length, 2, 'the end of the turn finds nothing left')
 })
+
+void t.test('a destination that throws loses the lines, not the process', async (t) => {
+  let calls = 0
+  const destination = {
+    write(): void {
+      calls += 1
+      throw new Error('SonicBoom destroyed')
+    },
+  }
+  const access = new AccessLog(createLogger({ level: 'info', destination }))
+  access.write(record)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(calls, 1, 'the end of the turn tried once and went on')
+  access.write(record)
+  t.doesNotThrow(() => access.flush())
+})

@@ -71,6 +71,7 @@ async function refused(
 ): Promise<unknown> {
   t.equal(reply.status, 401)
   t.same(reply.json(), { detail }, "AgentOS's body")
+  t.equal(reply.headers['content-type'], 'application/json', "Starlette's JSONResponse type")
   t.equal(reply.headers['www-authenticate'], challenge)
   return (await accessLogRecord(gateway.logs, reply.headers['x-request-id'])).reason
 }
