@@ -64,6 +64,14 @@ export class PgSqlClient implements SqlClient {
     } catch (error) {
       throw toStoreError(error)
     }
+    // The pool hears a client's errors only while it is idle. A checked-out client whose
+    // connection the server ends (a shutdown, pg_terminate_backend) emits 'error' here, and an
+    // 'error' nobody hears would end the process: it is kept as the transaction's failure.
+    let connectionError: Error | undefined
+    const onError = (error: Error): void => {
+      connectionError ??= error
+    }
+    client.on('error', onError)
     const tx: SqlQueryable = {
       query: async (text, params = []) => (await client.query<SqlRow>(text, [...params])).rows,
     }
@@ -71,13 +79,15 @@ export class PgSqlClient implements SqlClient {
       await client.query('BEGIN')
       const result = await fn(tx)
       await client.query('COMMIT')
+      client.off('error', onError)
       client.release()
       return result
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined)
+      client.off('error', onError)
       // Destroy rather than reuse: after a timeout the connection's state is unknown.
       client.release(error instanceof Error ? error : true)
-      throw toStoreError(error)
+      throw toStoreError(connectionError ?? error)
     }
   }
 

@@ -17,6 +17,7 @@ import {
   type SqlContractDatabase,
 } from '../../contract/service-account-store.js'
 import { LogCapture } from '../../helpers/log-capture.js'
+import { waitFor, within } from '../../helpers/wait.js'
 import {
   postgresSkipReason,
   startPostgres,
@@ -83,7 +84,72 @@ void t.test('PostgreSQL', { skip }, async (t) => {
   })
   void t.test('outages are bounded and reported as unavailable', (t) => outages(t, server))
   void t.test('the LISTEN connection comes back after a restart', (t) => relisten(t, server))
+  void t.test('a transaction whose connection the server ends fails; nothing crashes', (t) =>
+    terminatedTransaction(t, server),
+  )
 })
+
+/**
+ * The server ending a connection in the middle of a transaction (pg_terminate_backend, a shutdown:
+ * 57P01) is an 'error' event on the checked-out client, which the pool listens for only while the
+ * client is idle: unheard, it was an uncaught exception that ended the process.
+ */
+async function terminatedTransaction(t: Test, server: PostgresServer): Promise<void> {
+  const url = await server.createDatabase()
+  const logger = createLogger({ level: 'warn', destination: new LogCapture() })
+  const client = new PgSqlClient({ ...databaseConfig(url), url }, logger)
+  t.teardown(() => client.close())
+  const uncaught: unknown[] = []
+  const onUncaught = (error: unknown): void => {
+    uncaught.push(error)
+  }
+  process.prependListener('uncaughtException', onUncaught)
+  t.teardown(() => {
+    process.removeListener('uncaughtException', onUncaught)
+  })
+  let backend = 0
+  let terminated!: () => void
+  const afterTermination = new Promise<void>((resolve) => (terminated = resolve))
+  const outcome = client
+    .transaction(async (tx) => {
+      const [row] = await tx.query('SELECT pg_backend_pid() AS pid')
+      backend = Number(row?.pid)
+      await afterTermination
+      return tx.query('SELECT 1')
+    })
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+  await waitFor(() => backend !== 0, 'the transaction to begin')
+  await client.query('SELECT pg_terminate_backend($1)', [backend])
+  // Gone from the server's view once it has sent its FATAL message and closed the socket; the
+  // checks that follow are further round trips, after which that message has been read.
+  const running = async (): Promise<boolean> =>
+    (
+      await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [
+        backend,
+      ])
+    )[0]?.n !== 0
+  await within(
+    (async () => {
+      while (await running()) await new Promise((resolve) => setTimeout(resolve, 10))
+    })(),
+    'the terminated backend to exit',
+  )
+  terminated()
+  t.type(
+    await outcome,
+    StoreUnavailableError,
+    'the transaction fails as the store being unavailable',
+  )
+  t.same(uncaught, [], 'no uncaught exception')
+  t.same(
+    await client.query('SELECT 1 AS one'),
+    [{ one: 1 }],
+    'the next query gets a new connection',
+  )
+}
 
 async function outages(t: Test, server: PostgresServer): Promise<void> {
   const logs = new LogCapture()
@@ -133,7 +199,7 @@ async function outages(t: Test, server: PostgresServer): Promise<void> {
     const request = { clientAddress: '203.0.113.7' } as Parameters<typeof verifier.verify>[1]
     await server.stop()
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      await t.rejects(verifier.verify({ token, source: 'header' }, request), {
+      await t.rejects(async () => verifier.verify({ token, source: 'header' }, request), {
         code: 'AUTH_UNAVAILABLE',
         detail: 'Authentication is temporarily unavailable',
       })
