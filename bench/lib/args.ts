@@ -18,7 +18,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --docs / --no-docs   rewrite docs/benchmarks.md or not (default: only after a complete run)
   --wait-quiet <cores> before each measurement wait (≤ 60 s) until other processes use at most
                        this many cores (for shared machines)
-  --cpu-prof           write V8 CPU profiles of the gateways (bench/results/profiles-<time>/)
+  --cpu-prof           V8 CPU profiles of the gateways and the Koa floor (bench/results/profiles-<time>/)
   --report <file.json>  print (and with --docs document) a saved result; measures nothing
   --help               this text
 `

@@ -124,7 +124,9 @@ export async function buildWorld(
     await attempt('node-floor', () => startBareProxy(dir, upstream.baseUrl, pinning.sut))
   }
   if (needed.has('koa-floor')) {
-    await attempt('koa-floor', () => startKoaProxy(dir, upstream.baseUrl, pinning.sut))
+    await attempt('koa-floor', () =>
+      startKoaProxy(dir, upstream.baseUrl, pinning.sut, options.cpuProfileDir),
+    )
   }
   if (needed.has('nginx')) {
     if (tools.nginx === null)

@@ -28,8 +28,9 @@ export async function startKoaProxy(
   dir: string,
   upstreamUrl: string,
   cpus: string | null,
+  cpuProfileDir?: string,
 ): Promise<RunningSystem> {
-  return startNodeServer('koa-floor', KOA_PROXY, [upstreamUrl], dir, cpus)
+  return startNodeServer('koa-floor', KOA_PROXY, [upstreamUrl], dir, cpus, {}, cpuProfileDir)
 }
 
 /** A bench server in a Node process of its own, ready once `/health` answers 200 (with `headers`). */
@@ -40,10 +41,18 @@ export async function startNodeServer(
   dir: string,
   cpus: string | null,
   headers: Record<string, string> = {},
+  /**
+   * Where to write V8 CPU profiles of the server: a directory `<name>/` below it, one file per
+   * thread (tsx's loader runs in a worker of its own), the largest being the server's.
+   */
+  cpuProfileDir?: string,
 ): Promise<RunningSystem> {
   const port = await freePort()
   const out = logFile(join(dir, `${name}.log`))
-  const child = start(process.execPath, ['--import', 'tsx', script, String(port), ...args], {
+  const profile =
+    cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', join(cpuProfileDir, name)]
+  const node = [...profile, '--import', 'tsx', script, String(port), ...args]
+  const child = start(process.execPath, node, {
     cpus,
     stdio: ['ignore', out.fd, out.fd],
   })

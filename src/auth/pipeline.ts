@@ -12,7 +12,7 @@ import { extractCredential, type CredentialSettings } from './extract-credential
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import { ANONYMOUS, type Principal } from '../principal.js'
 import { AuthModePolicy, type CredentialUse } from './auth-mode-policy.js'
-import { ServiceAccountsOff, VerifierChain } from './verifier-chain.js'
+import { ServiceAccountsOff, VerifierChain, type ChainOutcome } from './verifier-chain.js'
 import type { Verifier } from './verifier.js'
 
 export interface DecideOptions {
@@ -135,8 +135,12 @@ export class AuthPipeline {
     return this.#deps.catalogue.match(request.method, request.path)
   }
 
-  /** Authenticates and authorizes: the decision, a refusal included (never thrown). */
-  async decide(request: InboundRequest, options: DecideOptions = {}): Promise<Decision> {
+  /**
+   * Authenticates and authorizes: the decision, a refusal included (never thrown). It comes at
+   * once when nothing had to be waited for (a public route, a cached credential, a refusal made
+   * without a lookup), else as a promise.
+   */
+  decide(request: InboundRequest, options: DecideOptions = {}): Decision | Promise<Decision> {
     const route = options.route ?? this.match(request)
     if (this.isPublic(request)) {
       return {
@@ -149,11 +153,18 @@ export class AuthPipeline {
       }
     }
     const startedAt = performance.now()
-    const authentication = await this.#authenticate(
-      request,
-      () => this.credential(request, options),
-      'rest',
-    )
+    const authentication = this.#authenticate(request, undefined, options, 'rest')
+    return authentication instanceof Promise
+      ? authentication.then((done) => this.#decided(request, route, done, startedAt))
+      : this.#decided(request, route, authentication, startedAt)
+  }
+
+  #decided(
+    request: InboundRequest,
+    route: MatchedRoute,
+    authentication: Authentication,
+    startedAt: number,
+  ): Decision {
     const credential = authentication.trace
     let decision: Decision
     if (!authentication.ok) {
@@ -181,7 +192,7 @@ export class AuthPipeline {
     use: CredentialUse,
   ): Promise<Authentication> {
     const startedAt = performance.now()
-    const authentication = await this.#authenticate(request, () => credential, use)
+    const authentication = await this.#authenticate(request, credential, {}, use)
     this.#record(
       request,
       authentication.ok
@@ -199,14 +210,19 @@ export class AuthPipeline {
     return extractCredential(request, this.#deps.credentials) ?? options.fallback
   }
 
-  async #authenticate(
+  /**
+   * The credential given, else the one the request carries (read here: a repeated one is a
+   * refusal like any other), verified by the chain.
+   */
+  #authenticate(
     request: InboundRequest,
-    read: () => Credential | undefined,
+    given: Credential | undefined,
+    options: DecideOptions,
     use: CredentialUse,
-  ): Promise<Authentication> {
+  ): Authentication | Promise<Authentication> {
     const trace: Trace = { source: 'none', kind: 'none' }
     try {
-      const credential = read()
+      const credential = given ?? this.credential(request, options)
       if (credential === undefined) {
         const answer = this.#policy.withoutCredential()
         return answer instanceof GatewayError
@@ -214,27 +230,46 @@ export class AuthPipeline {
           : { ok: true, principal: answer, trace }
       }
       trace.source = credential.source
-      const principal = await this.#verify(credential, request, use, trace)
+      const onClaim = (kind: Verifier['kind']): void => {
+        trace.kind = kind
+      }
+      const outcome = this.#chain.verify(credential, request, onClaim)
+      if (!(outcome instanceof Promise)) return this.#authenticated(outcome, use, trace)
+      return outcome.then(
+        (settled) => this.#authenticated(settled, use, trace),
+        (error: unknown) => this.#refused(error, use, trace),
+      )
+    } catch (error) {
+      return this.#refused(error, use, trace)
+    }
+  }
+
+  /** The principal the chain's outcome makes under the auth mode's policy. */
+  #authenticated(outcome: ChainOutcome, use: CredentialUse, trace: Trace): Authentication {
+    try {
+      const principal =
+        outcome.claimedBy === undefined ? this.#policy.unclaimed() : outcome.principal
       return { ok: true, principal: this.#policy.accepts(principal, use), trace }
     } catch (error) {
       return { ok: false, refusal: toGatewayError(error), trace }
     }
   }
 
-  async #verify(
-    credential: Credential,
-    request: InboundRequest,
-    use: CredentialUse,
-    trace: Trace,
-  ): Promise<Principal> {
+  /**
+   * A verifier's refusal, as the auth mode's policy takes it (an open instance ignores a refused
+   * token on REST, PAT-6); anything else is a refusal of its own.
+   */
+  #refused(error: unknown, use: CredentialUse, trace: Trace): Authentication {
+    if (!(error instanceof GatewayError))
+      return { ok: false, refusal: toGatewayError(error), trace }
     try {
-      const outcome = await this.#chain.verify(credential, request, (kind) => {
-        trace.kind = kind
-      })
-      return outcome.claimedBy === undefined ? this.#policy.unclaimed() : outcome.principal
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error
-      return this.#policy.refused(error, use)
+      return {
+        ok: true,
+        principal: this.#policy.accepts(this.#policy.refused(error, use), use),
+        trace,
+      }
+    } catch (refusal) {
+      return { ok: false, refusal: toGatewayError(refusal), trace }
     }
   }
 

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../principal.js'
 import { isServiceToken, type Credential } from './credential.js'
-import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
+import { NOT_RESPONSIBLE, type Verifier, type VerifierAnswer } from './verifier.js'
 
 const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this AgentOS instance'
 
@@ -10,7 +10,7 @@ const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this Agen
 export class ServiceAccountsOff implements Verifier {
   readonly kind = 'service_account'
 
-  async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
+  verify(credential: Credential): typeof NOT_RESPONSIBLE {
     if (!isServiceToken(credential.token)) return NOT_RESPONSIBLE
     throw new GatewayError('SERVICE_ACCOUNTS_DISABLED', SERVICE_ACCOUNTS_DISABLED, {
       reason: 'service_account.disabled',
@@ -41,34 +41,59 @@ export class VerifierChain {
   }
 
   /**
-   * Asks each verifier in order. `onClaim` hears which verifier claimed the credential before its
-   * answer is known, so that a failure is traced to it too.
+   * Asks each verifier in order; answers at once when no verifier had to wait (a cached token),
+   * else with a promise. `onClaim` hears which verifier claimed the credential before its answer
+   * is known, so that a failure is traced to it too.
    */
-  async verify(
+  verify(
     credential: Credential,
     request: InboundRequest,
     onClaim?: (kind: Verifier['kind']) => void,
-  ): Promise<ChainOutcome> {
-    for (const verifier of this.#verifiers) {
-      const principal = await claimOrFail(verifier, credential, request, onClaim)
-      if (principal !== NOT_RESPONSIBLE) return { claimedBy: verifier.kind, principal }
+  ): ChainOutcome | Promise<ChainOutcome> {
+    return this.#askFrom(0, credential, request, onClaim)
+  }
+
+  #askFrom(
+    first: number,
+    credential: Credential,
+    request: InboundRequest,
+    onClaim: ((kind: Verifier['kind']) => void) | undefined,
+  ): ChainOutcome | Promise<ChainOutcome> {
+    const verifiers = this.#verifiers
+    for (let index = first; index < verifiers.length; index++) {
+      const verifier = verifiers[index] as Verifier
+      let answer: VerifierAnswer
+      try {
+        answer = verifier.verify(credential, request)
+      } catch (error) {
+        onClaim?.(verifier.kind)
+        throw error
+      }
+      if (answer instanceof Promise) {
+        return answer.then(
+          (principal) =>
+            principal === NOT_RESPONSIBLE
+              ? this.#askFrom(index + 1, credential, request, onClaim)
+              : claimed(verifier.kind, principal, onClaim),
+          (error: unknown) => {
+            onClaim?.(verifier.kind)
+            throw error
+          },
+        )
+      }
+      if (answer !== NOT_RESPONSIBLE) return claimed(verifier.kind, answer, onClaim)
     }
-    return { claimedBy: undefined }
+    return NO_CLAIM
   }
 }
 
-async function claimOrFail(
-  verifier: Verifier,
-  credential: Credential,
-  request: InboundRequest,
+const NO_CLAIM: ChainOutcome = Object.freeze({ claimedBy: undefined })
+
+function claimed(
+  kind: Verifier['kind'],
+  principal: Principal,
   onClaim: ((kind: Verifier['kind']) => void) | undefined,
-): Promise<Principal | typeof NOT_RESPONSIBLE> {
-  try {
-    const principal = await verifier.verify(credential, request)
-    if (principal !== NOT_RESPONSIBLE) onClaim?.(verifier.kind)
-    return principal
-  } catch (error) {
-    onClaim?.(verifier.kind)
-    throw error
-  }
+): ChainOutcome {
+  onClaim?.(kind)
+  return { claimedBy: kind, principal }
 }

@@ -1,4 +1,4 @@
-import Koa, { type Middleware } from 'koa'
+import Koa from 'koa'
 import type { AccessLog } from '../access-log.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
@@ -9,6 +9,7 @@ import type { RefusalSettings } from './refusal-response.js'
 import { handleErrors } from './middleware/handle-errors.js'
 import { observe } from './middleware/observe.js'
 import { requestContext, type MatchRoute } from './middleware/request-context.js'
+import { runSteps, type RequestStep } from './request-step.js'
 import type { GatewayState } from './state.js'
 
 export interface AppDeps {
@@ -26,9 +27,9 @@ export interface AppDeps {
   /** `logging.access_log`: a line for every request; off, only the gateway's own 5xx (warnings). */
   readonly accessLogOn: boolean
   /** The decision stages (authenticate and authorize, local routes, the forward plan), in order. */
-  readonly stages: readonly Middleware<GatewayState>[]
+  readonly stages: readonly RequestStep[]
   /** The last stage: forwarding to the upstream. */
-  readonly forward: Middleware<GatewayState>
+  readonly forward: RequestStep
 }
 
 /** The HTTP request path, in one visible list. */
@@ -38,8 +39,12 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
   app.use(observe(deps))
   app.use(handleErrors({ logger: deps.logger, refusals: deps.refusals }))
-  app.use(requestContext(deps.inbound, deps.match, deps.bodyLimits))
-  for (const stage of deps.stages) app.use(stage)
-  app.use(deps.forward)
+  app.use(
+    runSteps([
+      requestContext(deps.inbound, deps.match, deps.bodyLimits),
+      ...deps.stages,
+      deps.forward,
+    ]),
+  )
   return app
 }

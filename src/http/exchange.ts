@@ -110,8 +110,9 @@ export class Exchange {
   /**
    * Steps 1 and 2: the decision. The header or cookie is read only for a request that is not
    * public (a duplicate on an excluded route is no refusal), the subprotocol's token after it.
+   * At once when nothing had to be waited for (AuthPipeline.decide).
    */
-  decide(request: ExchangeRequest, offered: OfferedCredential): Promise<Decision> {
+  decide(request: ExchangeRequest, offered: OfferedCredential): Decision | Promise<Decision> {
     return this.#pipeline.decide(request.inbound, {
       route: request.route,
       fallback: offered.fallback,

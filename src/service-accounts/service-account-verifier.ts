@@ -1,7 +1,7 @@
 import { credentialDigest, isServiceToken, type Credential } from '../auth/credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../principal.js'
-import { NOT_RESPONSIBLE, type Verifier } from '../auth/verifier.js'
+import { NOT_RESPONSIBLE, type Verifier, type VerifierAnswer } from '../auth/verifier.js'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../logger.js'
 import { throttleKey } from '../inbound/client-key.js'
@@ -11,7 +11,7 @@ import type { CredentialAudit } from './credential-audit.js'
 import { FailedLookupThrottle } from './failed-lookup-throttle.js'
 import { LastUsedTracker } from './last-used-tracker.js'
 import { RefusedTokens } from './refused-tokens.js'
-import type { ServiceAccountMetrics } from './metrics.js'
+import type { ServiceAccountMetrics, VerificationReason } from './metrics.js'
 import { ServiceAccountCache } from './service-account-cache.js'
 import {
   isExpired,
@@ -70,6 +70,8 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   readonly #pendingWrites = new Set<Promise<void>>()
   // Bound once: the success counter is on every request's path.
   readonly #verifiedOk: { inc(): void } | undefined
+  /** The refusal reasons' counters, bound on first use (a closed set of reasons). */
+  readonly #verificationsBy = new Map<VerificationReason, { inc(): void }>()
 
   constructor(deps: ServiceAccountVerifierDeps) {
     const { config } = deps
@@ -118,19 +120,20 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     await Promise.all([...this.#pendingWrites])
   }
 
-  async verify(
-    credential: Credential,
-    request: InboundRequest,
-  ): Promise<Principal | typeof NOT_RESPONSIBLE> {
+  /** A cached token is answered at once; a refusal made without a lookup is thrown. */
+  verify(credential: Credential, request: InboundRequest): VerifierAnswer {
     if (!isServiceToken(credential.token)) return NOT_RESPONSIBLE
     const client = throttleKey(request.clientAddress)
     const tokenHash = credentialDigest(credential.token)
     // Only well-formed tokens are ever cached, so the shape check can wait for a miss.
     const cached = this.#cache.get(tokenHash)
-    this.#logger.debug(
-      { credential: 'service_account', cache: cached === undefined ? 'miss' : 'hit' },
-      'auth: service-account token lookup',
-    )
+    // The line's object is made only when it is written: this runs on every request.
+    if (this.#logger.isLevelEnabled('debug')) {
+      this.#logger.debug(
+        { credential: 'service_account', cache: cached === undefined ? 'miss' : 'hit' },
+        'auth: service-account token lookup',
+      )
+    }
     if (cached !== undefined) return this.#fromCache(tokenHash, cached, client, request)
     // A malformed token costs no lookup but counts like an unknown one.
     if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed', request)
@@ -202,7 +205,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     if (this.#throttle.recordFailure(client, now)) {
       this.#audit?.throttled(client, request, this.#throttle.retryAfterSeconds(client, now))
     }
-    this.#metrics?.verifications.inc({ reason: `service_account.${reason}` })
+    this.#countVerification(`service_account.${reason}`)
     this.#logger.debug(
       { reason: `service_account.${reason}`, account_id: account?.id },
       'service-account token rejected',
@@ -210,15 +213,27 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     throw invalidTokenError(reason)
   }
 
+  /** `portcullis_service_account_verifications_total` by reason, each label set bound once. */
+  #countVerification(reason: VerificationReason): void {
+    const metrics = this.#metrics
+    if (metrics === undefined) return
+    let counter = this.#verificationsBy.get(reason)
+    if (counter === undefined) {
+      counter = metrics.verifications.labels({ reason })
+      this.#verificationsBy.set(reason, counter)
+    }
+    counter.inc()
+  }
+
   #refuseThrottled(client: string, now: number): never {
     const retryAfter = this.#throttle.retryAfterSeconds(client, now)
     this.#metrics?.throttled.inc()
-    this.#metrics?.verifications.inc({ reason: 'service_account.throttled' })
+    this.#countVerification('service_account.throttled')
     throw throttledError(retryAfter)
   }
 
   #unavailable(error: unknown): never {
-    this.#metrics?.verifications.inc({ reason: 'service_account.unavailable' })
+    this.#countVerification('service_account.unavailable')
     // Fail closed on any lookup error, as AgentOS; only an unexpected one is logged as an error.
     if (error instanceof StoreUnavailableError) {
       this.#logger.warn({ err: error }, 'service-account store unavailable')

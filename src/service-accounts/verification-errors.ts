@@ -11,17 +11,38 @@ export type FailureReason = Extract<
   'malformed' | 'unknown' | 'revoked' | 'expired'
 >
 
+/**
+ * Refusals are prepared, not made per request: a flood of bad tokens is answered with the same
+ * few errors (a GatewayError is never changed once made), each with its JSON text made once.
+ */
+const INVALID_TOKEN_ERRORS = new Map<FailureReason, GatewayError>()
+
 export function invalidTokenError(reason: FailureReason): GatewayError {
-  return new GatewayError('TOKEN_INVALID', INVALID_TOKEN_DETAIL, {
-    reason: `service_account.${reason}`,
-  })
+  let error = INVALID_TOKEN_ERRORS.get(reason)
+  if (error === undefined) {
+    error = new GatewayError('TOKEN_INVALID', INVALID_TOKEN_DETAIL, {
+      reason: `service_account.${reason}`,
+    })
+    INVALID_TOKEN_ERRORS.set(reason, error)
+  }
+  return error
 }
 
+/** Retry-After values kept prepared: the throttle's window bounds them, this bounds the map. */
+const MAX_PREPARED_RETRY_AFTER = 3600
+const THROTTLED_ERRORS = new Map<number, GatewayError>()
+
 export function throttledError(retryAfterSeconds: number): GatewayError {
-  return new GatewayError('THROTTLED', THROTTLED_DETAIL, {
-    reason: 'service_account.throttled',
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-  })
+  let error = THROTTLED_ERRORS.get(retryAfterSeconds)
+  if (error === undefined) {
+    error = new GatewayError('THROTTLED', THROTTLED_DETAIL, {
+      reason: 'service_account.throttled',
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    })
+    if (retryAfterSeconds <= MAX_PREPARED_RETRY_AFTER)
+      THROTTLED_ERRORS.set(retryAfterSeconds, error)
+  }
+  return error
 }
 
 /**

@@ -16,6 +16,7 @@ export interface StreamCallbacks {
 }
 
 const EVENT_STREAM = /^text\/event-stream/i
+const REQUEST_ID = 'x-request-id'
 
 /**
  * Writes an upstream response into the client's response as it arrives, on undici's native
@@ -24,17 +25,24 @@ const EVENT_STREAM = /^text\/event-stream/i
  */
 export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
   readonly #res: ServerResponse
+  readonly #requestId: string
   readonly #callbacks: StreamCallbacks
   #abort: ((error?: Error) => void) | undefined
   #resume: (() => void) | undefined
+  #waitingForDrain = false
   #clientGone = false
   #settled = false
 
-  constructor(res: ServerResponse, callbacks: StreamCallbacks) {
+  /**
+   * `requestId` is answered as X-Request-Id unless the upstream sent its own; it is written with
+   * the upstream's fields in one `writeHead`, so nothing is set on `res` before (a header set
+   * before `writeHead` makes Node merge every field in one by one).
+   */
+  constructor(res: ServerResponse, requestId: string, callbacks: StreamCallbacks) {
     this.#res = res
+    this.#requestId = requestId
     this.#callbacks = callbacks
     res.once('close', this.#onClientClose)
-    res.on('drain', this.#onDrain)
   }
 
   onConnect(abort: (error?: Error) => void): void {
@@ -51,16 +59,22 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
     // 1xx informational responses are hop-by-hop; Node answers the client's own 100-continue.
     if (statusCode < 200) return true
     this.#resume = resume
-    const headers = responseHeaders(rawHeaders)
+    const head = responseHead(rawHeaders, this.#requestId)
     this.#callbacks.onHeaders?.(statusCode)
-    this.#res.writeHead(statusCode, statusText, headers.headers)
+    this.#res.writeHead(statusCode, statusText, head.fields)
     // An event stream's client waits for the headers; everything else leaves with its first bytes.
-    if (headers.eventStream) this.#res.flushHeaders()
+    if (head.eventStream) this.#res.flushHeaders()
     return true
   }
 
   onData(chunk: Buffer): boolean {
-    return this.#res.write(chunk)
+    if (this.#res.write(chunk)) return true
+    // Listened for only when the client is slower than the upstream: most responses never are.
+    if (!this.#waitingForDrain) {
+      this.#waitingForDrain = true
+      this.#res.once('drain', this.#onDrain)
+    }
+    return false
   }
 
   onComplete(): void {
@@ -93,7 +107,7 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
 
   #detach(): void {
     this.#res.off('close', this.#onClientClose)
-    this.#res.off('drain', this.#onDrain)
+    if (this.#waitingForDrain) this.#res.off('drain', this.#onDrain)
   }
 
   readonly #onClientClose = (): void => {
@@ -103,19 +117,25 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
   }
 
   readonly #onDrain = (): void => {
+    this.#waitingForDrain = false
     this.#resume?.()
   }
 }
 
+/** Lengths of the hop-by-hop names: a field of another length is compared with none of them. */
+const HOP_BY_HOP_LENGTHS = new Set([...HOP_BY_HOP].map((name) => name.length))
+const CONTENT_TYPE = 'content-type'
+
 /**
- * Response headers without hop-by-hop fields, repeated fields (Set-Cookie) kept as arrays: Node
- * merges `writeHead` headers into ones already set (X-Request-Id) with `setHeader`, which would
- * keep only the last of a repeated field given as a flat list.
+ * The response's fields as one flat list for `writeHead`, in the upstream's order: hop-by-hop
+ * fields (and those the upstream listed in `Connection`) left out, repeated fields (Set-Cookie)
+ * kept as they came, X-Request-Id first unless the upstream sent its own. A name is lowercased
+ * only where its length could make it one of the fields looked at.
  */
-function responseHeaders(raw: Buffer[]): {
-  headers: Record<string, string | string[]>
-  eventStream: boolean
-} {
+export function responseHead(
+  raw: Buffer[],
+  requestId: string,
+): { fields: string[]; eventStream: boolean } {
   let listed: Set<string> | undefined
   for (let index = 0; index < raw.length; index += 2) {
     const name = raw[index] as Buffer
@@ -123,20 +143,24 @@ function responseHeaders(raw: Buffer[]): {
       listed = connectionListed((raw[index + 1] as Buffer).toString('latin1'))
     }
   }
-  const headers: Record<string, string | string[]> = {}
+  const fields = [REQUEST_ID, requestId]
   let eventStream = false
   for (let index = 0; index < raw.length; index += 2) {
-    const name = (raw[index] as Buffer).toString('latin1').toLowerCase()
-    if (HOP_BY_HOP.has(name) || listed?.has(name) === true) continue
-    const value = (raw[index + 1] as Buffer).toString('latin1')
-    if (name === 'content-type' && EVENT_STREAM.test(value)) eventStream = true
-    const current = headers[name]
-    headers[name] =
-      current === undefined
-        ? value
-        : Array.isArray(current)
-          ? [...current, value]
-          : [current, value]
+    const name = (raw[index] as Buffer).toString('latin1')
+    const length = name.length
+    if (HOP_BY_HOP_LENGTHS.has(length) || listed !== undefined || length === 12) {
+      const lower = name.toLowerCase()
+      if (HOP_BY_HOP.has(lower) || listed?.has(lower) === true) continue
+      if (lower === REQUEST_ID) {
+        fields[1] = (raw[index + 1] as Buffer).toString('latin1')
+        continue
+      }
+      const value = (raw[index + 1] as Buffer).toString('latin1')
+      if (lower === CONTENT_TYPE && EVENT_STREAM.test(value)) eventStream = true
+      fields.push(name, value)
+      continue
+    }
+    fields.push(name, (raw[index + 1] as Buffer).toString('latin1'))
   }
-  return { headers, eventStream }
+  return { fields, eventStream }
 }

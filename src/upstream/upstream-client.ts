@@ -71,16 +71,18 @@ export class UpstreamClient {
   /**
    * Streams the upstream response into `res` as it arrives (SSE stays event by event). Resolves
    * when the response is complete or the client went away; rejects with UPSTREAM_* only while
-   * nothing has been written to the client yet.
+   * nothing has been written to the client yet. The response carries `requestId` as X-Request-Id
+   * (unless the upstream answered its own).
    */
   async stream(
     res: ServerResponse,
     request: UpstreamRequest,
+    requestId: string,
     onHeaders?: (status: number) => void,
   ): Promise<StreamOutcome> {
     ignoreBodyErrors(request.body)
     return new Promise<StreamOutcome>((resolve, reject) => {
-      const handler = new StreamingResponseHandler(res, {
+      const handler = new StreamingResponseHandler(res, requestId, {
         onHeaders,
         resolve,
         // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.

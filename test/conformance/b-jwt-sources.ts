@@ -277,8 +277,9 @@ void t.test(
       logger: createLogger({ level: 'silent' }),
       verifyJws: () => Promise.reject(new TypeError('key unusable')),
     })
-    const error = await verifier
-      .verify({ token: await jwt(['agents:read']), source: 'header' })
+    const token = await jwt(['agents:read'])
+    const error = await Promise.resolve()
+      .then(() => verifier.verify({ token, source: 'header' }))
       .then(
         () => undefined,
         (thrown: unknown) => thrown,

@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
 import { credentialDigest, isServiceToken, type Credential } from '../credential.js'
 import type { Principal } from '../../principal.js'
-import { NOT_RESPONSIBLE, type Verifier } from '../verifier.js'
+import { NOT_RESPONSIBLE, type Verifier, type VerifierAnswer } from '../verifier.js'
 import { systemClock, type Clock } from '../../clock.js'
 import { parseCompactToken } from './compact-token.js'
 import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt-claims.js'
@@ -97,7 +97,8 @@ export class JwtVerifier implements Verifier {
     return new JwtVerifier(auth, deps, staticKeys, sources)
   }
 
-  async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
+  /** A token in the verified cache is answered at once; a refusal made before any key is thrown. */
+  verify(credential: Credential): VerifierAnswer {
     const token = credential.token
     if (isServiceToken(token)) return NOT_RESPONSIBLE
     const credentialHash = credentialDigest(token)
@@ -111,13 +112,25 @@ export class JwtVerifier implements Verifier {
     const generation = this.#keyOrder.jwks?.generationAt(now) ?? 0
     const cached = this.#cache.get(credentialHash, generation)
     if (cached !== undefined) {
-      this.#logger.debug({ credential: 'jwt', cache: 'hit' }, 'auth: JWT from the verified cache')
+      if (this.#logger.isLevelEnabled('debug')) {
+        this.#logger.debug({ credential: 'jwt', cache: 'hit' }, 'auth: JWT from the verified cache')
+      }
       return cached
     }
     // Checked before any key lookup, so a forged header never triggers a JWKS re-read.
     if (header.alg !== this.#auth.algorithm) {
       throw invalidToken('jwt.algorithm', 'The specified alg value is not allowed')
     }
+    return this.#verifySignature(token, header, { credentialHash, generation, now })
+  }
+
+  async #verifySignature(
+    token: string,
+    header: { readonly alg?: string; readonly kid?: string },
+    at: { credentialHash: string; generation: number; now: number },
+  ): Promise<Principal> {
+    const { credentialHash, generation, now } = at
+    const authorizationEnabled = this.#authorizationEnabled
     const payload = await verifyInKeyOrder(this.#keyOrder, token, header.kid, now)
     if (this.#expectedAudience !== undefined) {
       checkAudience(payload, this.#auth.audience_claim, this.#expectedAudience)

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks'
-import type { Next } from 'koa'
 import type { Metrics } from '../../metrics.js'
 import type { UpstreamClient } from '../../upstream/upstream-client.js'
 import type { UpstreamHeaderOptions } from '../../upstream/upstream-headers.js'
 import { upstreamRequest } from '../../upstream/upstream-request.js'
+import type { RequestStep } from '../request-step.js'
 import { planOf, requestOf, routeLabel, type GatewayContext } from '../state.js'
 
 const BUFFERED_RESPONSE_LIMIT = 16 * 1024 * 1024
@@ -13,9 +13,9 @@ export function forward(deps: {
   upstream: UpstreamClient
   headerOptions: UpstreamHeaderOptions
   metrics: Metrics
-}) {
+}): RequestStep {
   const { upstream, headerOptions, metrics } = deps
-  return async function forwardMiddleware(ctx: GatewayContext, _next: Next): Promise<void> {
+  return async function forwardStep(ctx: GatewayContext): Promise<boolean> {
     const state = ctx.state
     const plan = planOf(ctx)
     const { inbound, body } = requestOf(ctx)
@@ -32,12 +32,13 @@ export function forward(deps: {
         if (name !== 'content-length') ctx.set(name, value)
       }
       ctx.body = response.body
-      return
+      return false
     }
     ctx.respond = false
-    const outcome = await upstream.stream(ctx.res, request, () => {
+    const outcome = await upstream.stream(ctx.res, request, inbound.requestId, () => {
       metrics.observeUpstream(route, (performance.now() - sentAt) / 1000)
     })
     state.streamed = outcome
+    return false
   }
 }

@@ -1,5 +1,5 @@
-import type { Next } from 'koa'
 import type { Exchange } from '../exchange.js'
+import type { RequestStep } from '../request-step.js'
 import { isLocalAnswer, type ForwardStages, type LocalAnswer } from '../stage.js'
 import { admittedOf, requestOf, type GatewayContext } from '../state.js'
 
@@ -7,16 +7,16 @@ import { admittedOf, requestOf, type GatewayContext } from '../state.js'
  * The exchange's plan and stage steps: what reaches the upstream, or the answer a stage gives
  * itself.
  */
-export function planRequest(deps: { exchange: Exchange; stages: ForwardStages }) {
+export function planRequest(deps: { exchange: Exchange; stages: ForwardStages }): RequestStep {
   const { exchange, stages } = deps
-  return async function planRequestMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+  return async function planRequestStep(ctx: GatewayContext): Promise<boolean> {
     const outcome = await exchange.plan(requestOf(ctx), admittedOf(ctx), stages)
     if (isLocalAnswer(outcome)) {
       answer(ctx, outcome)
-      return
+      return false
     }
     ctx.state.plan = outcome
-    await next()
+    return true
   }
 }
 

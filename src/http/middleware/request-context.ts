@@ -1,7 +1,7 @@
-import type { Next } from 'koa'
 import { ClientBody, type BodyLimits } from '../../inbound/client-body.js'
 import { identifyClient, readInbound, type InboundSettings } from '../../inbound/read-inbound.js'
 import type { MatchedRoute } from '../../policy/catalogue/route-catalogue.js'
+import type { RequestStep } from '../request-step.js'
 import type { GatewayContext } from '../state.js'
 
 /** The route catalogue of the config in force: one match per request. */
@@ -15,15 +15,14 @@ export function requestContext(
   settings: InboundSettings,
   match: MatchRoute,
   bodyLimits: BodyLimits,
-) {
-  return async function requestContextMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+): RequestStep {
+  return function requestContextStep(ctx: GatewayContext): boolean {
     const state = ctx.state
     const client = identifyClient(ctx.req, settings.trustedProxies)
     state.client = client
-    ctx.set('x-request-id', client.requestId)
     const inbound = readInbound(ctx.req, client, 'http', settings)
     const body = new ClientBody(ctx.req, inbound.headers, bodyLimits)
     state.request = { inbound, route: match(inbound.method, inbound.path), body }
-    await next()
+    return true
   }
 }

@@ -1,4 +1,3 @@
-import type { Next } from 'koa'
 import { GatewayError } from '../../errors.js'
 import type {
   ServiceAccountsApi,
@@ -6,6 +5,8 @@ import type {
 } from '../../service-accounts/api/service-accounts-api.js'
 import { parseJsonBody } from '../../service-accounts/api/json-body.js'
 import { corsErrorHeaders } from '../cors.js'
+import { setRequestId } from '../request-id.js'
+import type { RequestStep } from '../request-step.js'
 import { admittedOf, requestOf, type GatewayContext } from '../state.js'
 
 const BASE = '/service-accounts'
@@ -14,39 +15,44 @@ const EVENTS = 'events'
 const NOT_AVAILABLE =
   'Service Accounts not available: pass a `db` to AgentOS to enable this feature.'
 
+interface ServiceAccountsRouteDeps {
+  readonly api: ServiceAccountsApi | undefined
+  readonly maxJsonDepth: number
+  /** `cors.allowed_origins`: answers to an allowed Origin carry AgentOS's CORS headers. */
+  readonly allowedOrigins?: readonly string[]
+}
+
 /**
  * `/service-accounts` is answered here and never forwarded to the upstream, except CORS
  * preflights: they carry no credential and, as for every other path, the upstream's CORS layer
  * answers them.
  */
-export function serviceAccountsRoute(deps: {
-  api: ServiceAccountsApi | undefined
-  maxJsonDepth: number
-  /** `cors.allowed_origins`: answers to an allowed Origin carry AgentOS's CORS headers. */
-  allowedOrigins?: readonly string[]
-}) {
-  return async function serviceAccountsMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
+export function serviceAccountsRoute(deps: ServiceAccountsRouteDeps): RequestStep {
+  return function serviceAccountsStep(ctx: GatewayContext): boolean | Promise<boolean> {
     const path = requestOf(ctx).inbound.path
-    if (path !== BASE && !path.startsWith(`${BASE}/`)) {
-      await next()
-      return
-    }
-    if (isPreflight(ctx)) {
-      await next()
-      return
-    }
-    ctx.state.localRoute = localRoute(path)
-    if (deps.api === undefined) {
-      throw new GatewayError('STORE_UNAVAILABLE', NOT_AVAILABLE, {
-        reason: 'service_accounts.disabled',
-      })
-    }
-    const response = await dispatch(ctx, deps.api, deps, path)
-    ctx.status = response.status
-    if (response.body !== undefined) ctx.body = response.body
-    if (deps.allowedOrigins !== undefined) setCorsHeaders(ctx, deps.allowedOrigins)
-    if (response.status === 204) sendEmptyJson(ctx)
+    if (path !== BASE && !path.startsWith(`${BASE}/`)) return true
+    if (isPreflight(ctx)) return true
+    return answer(ctx, path, deps)
   }
+}
+
+async function answer(
+  ctx: GatewayContext,
+  path: string,
+  deps: ServiceAccountsRouteDeps,
+): Promise<false> {
+  ctx.state.localRoute = localRoute(path)
+  if (deps.api === undefined) {
+    throw new GatewayError('STORE_UNAVAILABLE', NOT_AVAILABLE, {
+      reason: 'service_accounts.disabled',
+    })
+  }
+  const response = await dispatch(ctx, deps.api, deps, path)
+  ctx.status = response.status
+  if (response.body !== undefined) ctx.body = response.body
+  if (deps.allowedOrigins !== undefined) setCorsHeaders(ctx, deps.allowedOrigins)
+  if (response.status === 204) sendEmptyJson(ctx)
+  return false
 }
 
 /**
@@ -55,6 +61,7 @@ export function serviceAccountsRoute(deps: {
  */
 function sendEmptyJson(ctx: GatewayContext): void {
   ctx.respond = false
+  setRequestId(ctx)
   ctx.res.setHeader('content-type', 'application/json')
   ctx.res.end()
 }

@@ -69,7 +69,7 @@ void t.test('a failure stops the chain and names the verifier that failed', asyn
 
 void t.test('service accounts off: svc_pat_ tokens are claimed and refused (401)', async (t) => {
   const off = new ServiceAccountsOff()
-  t.equal(await off.verify(credential('eyJ.a.b')), NOT_RESPONSIBLE)
+  t.equal(off.verify(credential('eyJ.a.b')), NOT_RESPONSIBLE)
   t.match(await gatewayErrorOf(() => off.verify(credential('svc_pat_abc'))), {
     status: 401,
     reason: 'service_account.disabled',
@@ -113,3 +113,44 @@ void t.test('the pipeline builds the chain once per config, in dispatch order', 
     'an open instance looks at service-account tokens only',
   )
 })
+
+void t.test(
+  'answers at once when no verifier waits, and mixes waiting and immediate ones',
+  async (t) => {
+    const principal = serviceAccountPrincipal('ci', [])
+    const immediate: Verifier = {
+      kind: 'service_account',
+      verify: (given) => (given.token.startsWith('svc_pat_') ? principal : NOT_RESPONSIBLE),
+    }
+    const waiting = claiming('jwt', 'eyJ', () => SECURITY_KEY_PRINCIPAL)
+    const chain = new VerifierChain([immediate, waiting])
+    const claims: string[] = []
+    const cached = chain.verify(credential('svc_pat_x'), REQUEST, (kind) => claims.push(kind))
+    t.notOk(cached instanceof Promise, 'a verifier that answers at once makes no promise')
+    t.same(cached, { claimedBy: 'service_account', principal })
+    const passedOn = chain.verify(credential('eyJ.x'), REQUEST, (kind) => claims.push(kind))
+    t.ok(passedOn instanceof Promise, 'one that waits does')
+    t.same(await passedOn, { claimedBy: 'jwt', principal: SECURITY_KEY_PRINCIPAL })
+    t.same(claims, ['service_account', 'jwt'])
+    const refusing: Verifier = {
+      kind: 'service_account',
+      verify: () => {
+        throw new GatewayError('TOKEN_INVALID', 'Invalid token', {
+          reason: 'service_account.unknown',
+        })
+      },
+    }
+    const refused: string[] = []
+    const chained = new VerifierChain([refusing, waiting])
+    t.match(
+      await gatewayErrorOf(() => {
+        // Thrown by the call itself, before anything could be awaited.
+        void chained.verify(credential('svc_pat_y'), REQUEST, (kind) => refused.push(kind))
+      }),
+      { reason: 'service_account.unknown' },
+      'a refusal made at once is thrown at once',
+    )
+    t.same(refused, ['service_account'], 'and traced to the verifier that made it')
+    t.same(waiting.offered, ['eyJ.x'], 'nothing after a refusal is asked')
+  },
+)

@@ -63,7 +63,7 @@ export interface VerifierFixture {
     token: string,
     clientAddress?: string,
     userAgent?: string,
-  ) => ReturnType<ServiceAccountVerifier['verify']>
+  ) => Promise<Awaited<ReturnType<ServiceAccountVerifier['verify']>>>
 }
 
 /** A verifier on a memory store and a fake clock; with `audit`, recording audit events too. */
@@ -128,7 +128,8 @@ export function verifierFixture(
       })
       return { token, record }
     },
-    verify: (token, clientAddress = '198.51.100.1', userAgent = 'python-httpx/0.27') =>
+    // A promise either way: the verifier answers a cached token, and throws a refusal, at once.
+    verify: async (token, clientAddress = '198.51.100.1', userAgent = 'python-httpx/0.27') =>
       verifier.verify(
         bearer(token),
         inboundRequest({ clientAddress, rawHeaders: ['User-Agent', userAgent] }),

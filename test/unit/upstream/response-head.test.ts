@@ -1,0 +1,67 @@
+/** The fields of an upstream answer as they are written to the client, in one writeHead. */
+import t from 'tap'
+import { responseHead } from '../../../src/upstream/streaming-response-handler.js'
+
+const raw = (...fields: string[]): Buffer[] => fields.map((field) => Buffer.from(field, 'latin1'))
+
+void t.test('the upstream fields in order, hop-by-hop ones left out, X-Request-Id first', (t) => {
+  const head = responseHead(
+    raw(
+      'Content-Type',
+      'application/json',
+      'Connection',
+      'keep-alive',
+      'Keep-Alive',
+      'timeout=5',
+      'Transfer-Encoding',
+      'chunked',
+      'TE',
+      'trailers',
+      'Set-Cookie',
+      'a=1',
+      'set-cookie',
+      'b=2',
+      'Content-Length',
+      '2',
+    ),
+    'req-1',
+  )
+  t.same(head.fields, [
+    'x-request-id',
+    'req-1',
+    'Content-Type',
+    'application/json',
+    'Set-Cookie',
+    'a=1',
+    'set-cookie',
+    'b=2',
+    'Content-Length',
+    '2',
+  ])
+  t.equal(head.eventStream, false)
+  t.end()
+})
+
+void t.test('fields the Connection header lists are hop-by-hop too, in any case', (t) => {
+  const head = responseHead(
+    raw('Connection', 'X-Trace, close', 'x-trace', 'secret', 'X-Other', 'kept'),
+    'req-2',
+  )
+  t.same(head.fields, ['x-request-id', 'req-2', 'X-Other', 'kept'])
+  t.end()
+})
+
+void t.test("the upstream's own X-Request-Id is answered instead of the gateway's", (t) => {
+  const head = responseHead(raw('X-Request-ID', 'upstream-id', 'Vary', 'Origin'), 'req-3')
+  t.same(head.fields, ['x-request-id', 'upstream-id', 'Vary', 'Origin'])
+  t.end()
+})
+
+void t.test('an event stream is recognised by its Content-Type, whatever the case', (t) => {
+  t.equal(
+    responseHead(raw('content-type', 'Text/Event-Stream; charset=utf-8'), 'r').eventStream,
+    true,
+  )
+  t.equal(responseHead(raw('Content-Type', 'text/plain'), 'r').eventStream, false)
+  t.end()
+})
