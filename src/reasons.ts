@@ -122,6 +122,10 @@ export const REASONS = {
   'identity.json_encoding': ['BAD_REQUEST', 'a JSON body that is not UTF-8'],
   'identity.multipart': ['BAD_REQUEST', 'a multipart body that does not parse'],
   'identity.multipart_name': ['BAD_REQUEST', 'a multipart part without a `name`'],
+  'identity.multipart_charset': [
+    'BAD_REQUEST',
+    'a multipart form in a charset the gateway does not read as Starlette does, or a value it cannot carry',
+  ],
   'identity.listing_encoded': [
     'UPSTREAM_UNAVAILABLE',
     'an upstream listing the gateway cannot filter (content-encoded)',
@@ -236,10 +240,6 @@ export const REASONS = {
   'handlers.draft_preview': [
     'NOT_FOUND',
     "a draft version for neither an admin nor the component's owner (404)",
-  ],
-  'handlers.multipart_charset': [
-    'BAD_REQUEST',
-    'a run form in a multipart charset the gateway reads differently (400)',
   ],
   'handlers.row_lookup': [
     'UPSTREAM_UNAVAILABLE',

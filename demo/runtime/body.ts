@@ -44,16 +44,22 @@ function formSink(req: IncomingMessage, result: ParsedBody): BodySink {
   const form: Record<string, string[]> = {}
   const files: ReceivedFile[] = []
   result.form = form
+  const multipart = mediaType(req) === 'multipart/form-data'
   let parser: busboy.Busboy
   try {
-    parser = busboy({ headers: req.headers, defParamCharset: 'utf8' })
+    // Multipart text is read as Starlette reads it (see starletteText): latin1 keeps the bytes.
+    const defCharset = multipart ? 'latin1' : undefined
+    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', defCharset })
   } catch {
     result.problem = 'malformed-form'
     return { write: () => true, finish: async () => {}, onDrain: () => {} }
   }
-  if (mediaType(req) === 'multipart/form-data') result.files = files
+  if (multipart) result.files = files
+  const charset = requestCharset(req)
   const done = new Promise<void>((resolve) => {
-    parser.on('field', (name, value) => (form[name] ??= []).push(value))
+    parser.on('field', (name, value) =>
+      (form[name] ??= []).push(multipart ? starletteText(value, charset) : value),
+    )
     parser.on('file', (field, stream, info) => {
       const hash = createHash('sha256')
       const file = { field, filename: info.filename ?? '', size: 0, contentType: info.mimeType }
@@ -78,6 +84,27 @@ function formSink(req: IncomingMessage, result: ParsedBody): BodySink {
       await done
     },
     onDrain: (listener) => parser.on('drain', listener),
+  }
+}
+
+/** The request's `charset` parameter, which Starlette decodes every multipart text field with. */
+function requestCharset(req: IncomingMessage): string {
+  return /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1] ?? 'utf-8'
+}
+
+/**
+ * Starlette's `_user_safe_decode`: a field's bytes in the request's charset (a part's own is
+ * ignored), or latin-1 when they do not decode or the charset is unknown. `latin1Text` is busboy's
+ * latin1 reading of a part that declared no charset: its bytes, one per character.
+ */
+function starletteText(latin1Text: string, charset: string): string {
+  // Python's latin-1; the WHATWG label `latin1` would mean windows-1252.
+  if (/^(latin[-_]?1|iso[-_]?8859[-_]1|l1|(us[-_])?ascii)$/i.test(charset)) return latin1Text
+  const bytes = Buffer.from(latin1Text, 'latin1')
+  try {
+    return new TextDecoder(charset, { fatal: true, ignoreBOM: true }).decode(bytes)
+  } catch {
+    return latin1Text
   }
 }
 

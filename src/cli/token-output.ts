@@ -8,6 +8,8 @@ export interface AccountSummary {
   readonly created_at: number
   readonly expires_at: number | null
   readonly last_used_at: number | null
+  /** The client address of the last recorded use (Portcullis's field). */
+  readonly last_used_from: string | null
   readonly revoked_at: number | null
 }
 
@@ -30,9 +32,20 @@ export function printAccounts(
     account.revoked_at === null ? 'active' : 'revoked',
     date(account.expires_at, 'never'),
     date(account.last_used_at, '-'),
+    account.last_used_from ?? '-',
     account.scopes.map((scope) => scope.raw).join(' '),
   ])
-  printTable(['NAME', 'ID', 'TOKEN', 'STATE', 'EXPIRES', 'LAST USED', 'SCOPES'], rows, out)
+  const header = [
+    'NAME',
+    'ID',
+    'TOKEN',
+    'STATE',
+    'EXPIRES',
+    'LAST USED',
+    'LAST USED FROM',
+    'SCOPES',
+  ]
+  printTable(header, rows, out)
 }
 
 /** The fields of an audit event the CLI shows (the API's answer, snake_case). */

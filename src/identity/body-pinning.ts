@@ -62,6 +62,6 @@ export async function pinBody(body: ClientBody, pins: BodyPins): Promise<Observe
 function observedIn(form: ParsedForm, observed: readonly string[]): ObservedFields {
   const seen = new Map<string, unknown[]>()
   for (const part of form.parts)
-    if ('text' in part && observed.includes(part.name)) observe(seen, part.name, part.text)
+    if ('value' in part && observed.includes(part.name)) observe(seen, part.name, part.value.text)
   return seen
 }

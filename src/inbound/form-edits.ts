@@ -26,10 +26,13 @@ export interface FieldScreen {
  */
 export type FormEdit = { readonly set: readonly FieldSetting[] } | { readonly screen: FieldScreen }
 
-/** A text field's value; `utf8`: a step's own value (a client's is written back as it was read). */
+/**
+ * A text field's value as the upstream reads it; `bytes`: the client's, written back as they came
+ * (a step's own value has none and is written in the form's charset).
+ */
 export interface FieldValue {
   readonly text: string
-  readonly utf8: boolean
+  readonly bytes?: Buffer
 }
 
 /** Where the edited parts go, in order. */
@@ -67,8 +70,8 @@ export class FormEditChain {
     }
   }
 
-  field(name: string, text: string): void {
-    this.#field(0, name, { text, utf8: false })
+  field(name: string, value: FieldValue): void {
+    this.#field(0, name, value)
   }
 
   file(head: PartHead, content: Readable): void {
@@ -114,11 +117,11 @@ export class FormEditChain {
 
   #set(index: number, setting: FieldSetting): void {
     ;(this.#written[index] as Set<string>).add(setting.name)
-    this.#field(index + 1, setting.name, { text: setting.value, utf8: true })
+    this.#field(index + 1, setting.name, { text: setting.value })
   }
 }
 
 /** A screen's answer: the value as it was when unchanged, else the screen's text. */
 function screened(before: FieldValue, text: string): FieldValue {
-  return text === before.text ? before : { text, utf8: false }
+  return text === before.text ? before : { text }
 }

@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream'
 import busboy, { type Busboy, type FieldInfo, type FileInfo } from 'busboy'
 import { GatewayError } from '../errors.js'
-import type { PartHead } from './multipart-parts.js'
+import { formCharset, readFieldText, type FormCharset } from './form-charset.js'
+import type { FieldValue } from './form-edits.js'
+import { encodePart, type PartHead } from './multipart-parts.js'
 import { bodyTooLarge, unreadableBody } from './request-body.js'
 
 /** Starlette's defaults allow 1000 fields and 1000 files. */
@@ -33,7 +35,8 @@ export interface MultipartInput {
 
 /** The parts of a multipart body, in order, as they are parsed. */
 export interface PartHandler {
-  field(name: string, text: string): void
+  /** A text field: its bytes, and their text as the upstream reads them. */
+  field(name: string, value: Required<FieldValue>): void
   /** A file's bytes, streamed: the reader is paused while its consumer does not read them. */
   file(head: PartHead, content: Readable): void
   end(): void
@@ -46,21 +49,26 @@ export interface PartReader {
   stop(): void
 }
 
-function parserFor({ contentType, maxFieldBytes }: MultipartInput): Busboy {
+function parserFor({ contentType, maxFieldBytes }: MultipartInput): {
+  readonly parser: Busboy
+  readonly charset: FormCharset
+} {
+  const charset = formCharset(contentType)
   try {
-    return busboy({
+    const parser = busboy({
       headers: { 'content-type': contentType },
       // latin1 keeps a field's bytes recoverable when the part declares no charset.
       defCharset: 'latin1',
       preservePath: true,
       limits: { fieldSize: maxFieldBytes + 1, parts: MAX_MULTIPART_PARTS + 1 },
     })
+    return { parser, charset }
   } catch (error) {
     throw invalidMultipart(error)
   }
 }
 
-/** 400 unless `contentType` is a multipart type that names a boundary. */
+/** 400 unless `contentType` is a multipart type that names a boundary, in a charset read as Python does. */
 export function checkMultipartType(contentType: string): void {
   // Built and dropped unwritten: destroying it would report an unfinished form.
   parserFor({ contentType, maxFieldBytes: 0 })
@@ -77,7 +85,7 @@ export function readParts(
   handler: PartHandler,
   busy: () => boolean,
 ): PartReader {
-  const parser = parserFor(spec)
+  const { parser, charset } = parserFor(spec)
   let failed = false
   const fail = (error: unknown): void => {
     if (failed) return
@@ -97,11 +105,16 @@ export function readParts(
     parser.destroy()
   }
 
-  // busboy's types say string; a part without a readable name gives undefined.
-  parser.on('field', (name: string | undefined, value: string, info: FieldInfo) => {
+  // busboy's types say string; a part without a readable name gives undefined, and so does a
+  // value in a charset of its own that busboy cannot decode (its bytes are lost).
+  parser.on('field', (name: string | undefined, value: string | undefined, info: FieldInfo) => {
     if (typeof name !== 'string') return fail(unnamedPart())
     if (info.valueTruncated) return fail(bodyTooLarge())
-    handler.field(name, value)
+    if (typeof value !== 'string') return fail(invalidMultipart())
+    // Starlette ignores a part's own charset: the bytes are read with the request's. A part that
+    // declared one busboy decodes is written back as the text it read (readable the same way).
+    const bytes = encodePart(value)
+    handler.field(name, { bytes, text: readFieldText(bytes, charset) })
   })
   parser.on('file', (name: string | undefined, file: Readable, info: FileInfo) => {
     // A failure destroys the parser, which errors the part being read: never unhandled.
@@ -141,7 +154,7 @@ export function readParts(
 
 /** One part of a form read whole: a text field, or a file with its bytes. */
 export type FormPart =
-  | { readonly name: string; readonly text: string }
+  | { readonly name: string; readonly value: Required<FieldValue> }
   | { readonly head: PartHead; readonly data: Buffer }
 
 /** A multipart form parsed once, whole, from bytes already read (and bounded) by the caller. */
@@ -158,7 +171,7 @@ export function parseForm(bytes: Buffer, spec: MultipartInput): Promise<ParsedFo
       Readable.from([bytes]),
       spec,
       {
-        field: (name, text) => parts.push({ name, text }),
+        field: (name, value) => parts.push({ name, value }),
         file(head, content) {
           const index = parts.push({ head, data: Buffer.alloc(0) }) - 1
           const read = collect(content).then((data) => void (parts[index] = { head, data }))

@@ -1,3 +1,5 @@
+import type { FormCharset } from './form-charset.js'
+
 /** Serialization of the parts the multipart rewriter writes. */
 
 export interface PartHead {
@@ -48,17 +50,10 @@ export function partHeader(boundary: string, head: PartHead): Buffer {
 }
 
 /**
- * The `charset` parameter of a multipart Content-Type that the rewritten body keeps: Starlette
- * decodes every text field with it. Undefined when there is none (or none a token can carry).
+ * The rewritten body's Content-Type: it declares the charset the gateway read the text with, so
+ * the upstream reads every unchanged field's bytes as the gateway did (UTF-8 is the default).
  */
-export function multipartCharset(contentType: string): string | undefined {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1]
-  return charset !== undefined && TOKEN.test(charset) ? charset : undefined
-}
-
-/** Starlette decodes text fields with the request's `charset` parameter, so it is kept. */
-export function outputContentType(boundary: string, original: string): string {
-  const charset = multipartCharset(original)
-  const keep = charset !== undefined ? `; charset=${charset}` : ''
-  return `multipart/form-data; boundary=${boundary}${keep}`
+export function outputContentType(boundary: string, charset: FormCharset): string {
+  const declared = charset === 'utf-8' ? '' : `; charset=${charset}`
+  return `multipart/form-data; boundary=${boundary}${declared}`
 }

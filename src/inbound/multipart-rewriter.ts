@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { PassThrough, Readable } from 'node:stream'
+import { fieldTextBytes, formCharset, type FormCharset } from './form-charset.js'
 import { FormEditChain, type FieldValue, type FormEdit } from './form-edits.js'
 import {
   readParts,
@@ -8,7 +9,7 @@ import {
   type PartHandler,
   type PartReader,
 } from './multipart-parser.js'
-import { encodePart, outputContentType, partHeader } from './multipart-parts.js'
+import { outputContentType, partHeader } from './multipart-parts.js'
 
 /** A multipart body to rewrite: a stream parsed as it passes, or a form already parsed whole. */
 export type FormSource =
@@ -33,6 +34,8 @@ export type FormRewriter = (source: FormSource, edits: readonly FormEdit[]) => S
  */
 export const rewriteForm: FormRewriter = (source, edits) => {
   const boundary = `----portcullis${randomBytes(12).toString('hex')}`
+  const original = 'stream' in source ? source.contentType : source.form.contentType
+  const charset = formCharset(original)
   const out = new PassThrough()
   const room = source.maxFieldBytes
   let reader: PartReader | undefined
@@ -69,7 +72,8 @@ export const rewriteForm: FormRewriter = (source, edits) => {
     field(name, value, held) {
       settle(held, async () => {
         const resolved = typeof value === 'function' ? await value() : value
-        await write(Buffer.concat([partHeader(boundary, { name }), bytesOf(resolved), CRLF]))
+        const bytes = bytesOf(resolved, charset)
+        await write(Buffer.concat([partHeader(boundary, { name }), bytes, CRLF]))
       })
     },
     file(head, content) {
@@ -84,7 +88,7 @@ export const rewriteForm: FormRewriter = (source, edits) => {
     },
   })
   const handler: PartHandler = {
-    field: (name, text) => chain.field(name, text),
+    field: (name, value) => chain.field(name, value),
     file: (head, content) => chain.file(head, content),
     end() {
       enqueue(async () => {
@@ -100,20 +104,20 @@ export const rewriteForm: FormRewriter = (source, edits) => {
   out.on('close', () => fail(new Error('multipart output closed before its end')))
   if ('stream' in source) reader = readParts(source.stream, source, handler, () => backlog > room)
   else replay(source.form, handler)
-  const original = 'stream' in source ? source.contentType : source.form.contentType
-  return { body: out, contentType: outputContentType(boundary, original) }
+  return { body: out, contentType: outputContentType(boundary, charset) }
 }
 
 function replay(form: ParsedForm, handler: PartHandler): void {
   for (const part of form.parts) {
-    if ('text' in part) handler.field(part.name, part.text)
+    if ('value' in part) handler.field(part.name, part.value)
     else handler.file(part.head, Readable.from([part.data]))
   }
   handler.end()
 }
 
-function bytesOf(value: FieldValue): Buffer {
-  return value.utf8 ? Buffer.from(value.text, 'utf8') : encodePart(value.text)
+/** A client's value goes as it came; a step's is encoded as the upstream reads it back. */
+function bytesOf(value: FieldValue, charset: FormCharset): Buffer {
+  return value.bytes ?? fieldTextBytes(value.text, charset)
 }
 
 const CRLF = Buffer.from('\r\n')

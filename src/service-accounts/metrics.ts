@@ -112,7 +112,7 @@ export function createServiceAccountMetrics(registry: Registry): ServiceAccountM
 export interface AuditMetrics {
   /** Events written to the trail, by type. */
   readonly events: Counter<'type'>
-  /** Every refused svc_pat_ token (not aggregated), by account name, `unknown` or `other`. */
+  /** Every refused svc_pat_ token (not aggregated), by account name, `(unknown)` or `(other)`. */
   readonly refusedTokens: Counter<'account'>
   readonly dropped: Counter<'type'>
   readonly queueDepth: Gauge
@@ -138,7 +138,7 @@ export function createAuditMetrics(registry: Registry, queueDepth: () => number)
     events: byType('portcullis_audit_events_total', 'Audit events written to the trail, by type.'),
     refusedTokens: new Counter({
       name: 'portcullis_audit_refused_tokens_total',
-      help: `Refused well-formed svc_pat_ tokens (unknown, revoked, expired), each counted, by account name (unknown when no account matches; other past the first ${MAX_REFUSED_ACCOUNT_LABELS} names).`,
+      help: `Refused well-formed svc_pat_ tokens (unknown, revoked, expired), each counted, by account name (${UNKNOWN_ACCOUNT_LABEL} when no account matches; ${OTHER_ACCOUNTS_LABEL} past the first ${MAX_REFUSED_ACCOUNT_LABELS} names).`,
       labelNames: ['account'] as const,
       registers,
     }),
@@ -159,9 +159,16 @@ export function createAuditMetrics(registry: Registry, queueDepth: () => number)
 export const MAX_REFUSED_ACCOUNT_LABELS = 100
 
 /**
+ * The refused-token `account` values that are not names: parentheses, which an account name (a
+ * lowercase slug) cannot contain, so an account named `unknown` or `other` keeps its own series.
+ */
+export const UNKNOWN_ACCOUNT_LABEL = '(unknown)'
+export const OTHER_ACCOUNTS_LABEL = '(other)'
+
+/**
  * Counts refused tokens by account name with a bounded label set: names come from accounts that
  * exist (a token matched them), yet an operator with thousands of expired accounts still gets at
- * most `MAX_REFUSED_ACCOUNT_LABELS` series; later names share `other`.
+ * most `MAX_REFUSED_ACCOUNT_LABELS` series; later names share `OTHER_ACCOUNTS_LABEL`.
  */
 export class RefusedTokenCounter {
   readonly #counter: Counter<'account'>
@@ -171,8 +178,8 @@ export class RefusedTokenCounter {
 
   constructor(counter: Counter<'account'>) {
     this.#counter = counter
-    this.#unknown = counter.labels({ account: 'unknown' })
-    this.#other = counter.labels({ account: 'other' })
+    this.#unknown = counter.labels({ account: UNKNOWN_ACCOUNT_LABEL })
+    this.#other = counter.labels({ account: OTHER_ACCOUNTS_LABEL })
   }
 
   inc(accountName: string | undefined): void {

@@ -1,12 +1,7 @@
-import { GatewayError } from '../../errors.js'
 import type { ClientBody } from '../../inbound/client-body.js'
 import type { FieldPin } from '../../identity/field-pin.js'
 import type { FieldScreen } from '../../inbound/form-edits.js'
-import { multipartCharset } from '../../inbound/multipart-parts.js'
 import { rewriteFieldList } from '../../identity/url-encoded-fields.js'
-
-/** Charsets whose text fields read the same, byte for byte, in the gateway and in Starlette. */
-const SAME_READING = new Set(['utf-8', 'utf8'])
 
 /**
  * Puts the form (url-encoded or multipart) of the request's body, as the steps before left it,
@@ -22,16 +17,9 @@ export async function screenForm(body: ClientBody, screen: FieldScreen): Promise
   switch (body.kind) {
     case 'urlencoded':
       return screenUrlEncoded(body, screen)
-    case 'multipart': {
-      const charset = multipartCharset(body.contentType ?? '')
-      if (charset !== undefined && !SAME_READING.has(charset.toLowerCase())) {
-        throw new GatewayError('BAD_REQUEST', `Unsupported multipart charset: ${charset}`, {
-          reason: 'handlers.multipart_charset',
-        })
-      }
+    case 'multipart':
       body.editForm({ screen })
       return
-    }
     case 'json':
     case 'none':
     case 'other':

@@ -140,7 +140,7 @@ onStore(t, async (t, store) => {
       'every refused token is counted, throttled or not',
     )
     t.equal(
-      metricValue(metrics, 'portcullis_audit_refused_tokens_total', { account: 'unknown' }),
+      metricValue(metrics, 'portcullis_audit_refused_tokens_total', { account: '(unknown)' }),
       1,
     )
     const types = 'type=first_use,use_from_new_address,rotation,throttled&limit=100'
@@ -287,7 +287,7 @@ onStore(t, async (t, store) => {
         await S.gateway.metrics(),
         'portcullis_audit_refused_tokens_total',
         {
-          account: 'unknown',
+          account: '(unknown)',
         },
       )
       const rows = (await trailAfterStop(S.gateway)).filter(

@@ -66,6 +66,38 @@ for (const userIsolation of [false, true]) {
         )
       })
 
+      // Without user isolation a caller may name any session: the screen alone decides.
+      if (!userIsolation)
+        await t.test(
+          'a multipart session id beyond ASCII is read as the upstream reads it',
+          async (t) => {
+            // Starlette decodes multipart text as UTF-8: the gateway must look up the same session,
+            // or a draft run in a session named beyond ASCII would be continued unchecked.
+            const sessionId = 'sesión-α'
+            const started = await run('agents', 'a1', alice, {
+              version: '1',
+              session_id: sessionId,
+            })
+            t.equal(started.session_id, sessionId)
+            const boundary = 'utf8-session-boundary'
+            const body = Buffer.from(
+              `--${boundary}\r\nContent-Disposition: form-data; name="session_id"\r\n\r\n` +
+                `${sessionId}\r\n--${boundary}--\r\n`,
+              'utf8',
+            )
+            const continued = (credential: string) =>
+              stack.call('POST', `/agents/a1/runs/${started.run_id}/continue`, {
+                token: credential,
+                body,
+                contentType: `multipart/form-data; boundary=${boundary}`,
+              })
+            refused(t, await continued(bob), 404, 'Agent not found')
+            const owner = await continued(alice)
+            passed(t, owner, 200)
+            t.same(owner.forwarded?.form?.['session_id'], [sessionId], 'forwarded byte for byte')
+          },
+        )
+
       await t.test('its owner and the admin continue it', async (t) => {
         passed(t, await resume('agents', 'a1', alice, draftAgent), 200)
         passed(t, await resume('workflows', 'w1', alice, draftWorkflow), 200)

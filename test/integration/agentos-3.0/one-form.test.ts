@@ -108,6 +108,26 @@ for (const userIsolation of [false, true]) {
       },
     )
 
+    await t.test('a text part in a charset of its own busboy cannot decode: 400', async (t) => {
+      // busboy hands such a part over without a value: it must be refused, not thrown on.
+      const part =
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="message"\r\n` +
+        `Content-Type: text/plain; charset=shift_jis\r\n\r\nhi\r\n--${BOUNDARY}--\r\n`
+      const reply = await stack.call('POST', '/agents/a1/runs', {
+        token: bob,
+        body: part,
+        contentType: CONTENT_TYPE,
+      })
+      t.equal(reply.status, 400)
+      t.equal(reply.detail, 'Invalid multipart body')
+      const next = await stack.call('POST', '/agents/a1/runs', {
+        token: bob,
+        body: multipart([['message', 'hi']]),
+        contentType: CONTENT_TYPE,
+      })
+      passed(t, next, 200)
+    })
+
     await t.test('the part bound counts the client’s parts, once', async (t) => {
       const fillers = Array.from({ length: 1_998 }, () => ['filler', ''] as const)
       const most = await stack.call('POST', '/agents/a1/runs', {

@@ -1,5 +1,6 @@
 /** `portcullis tokens create | list | revoke` against a running gateway, as an operator runs them. */
 import t from 'tap'
+import { pollUntil } from '../../conformance/service-accounts/harness.js'
 import { portcullis } from '../../helpers/cli.js'
 import { startGateway } from '../../helpers/gateway.js'
 import { startRuntime } from '../../helpers/runtime.js'
@@ -64,10 +65,31 @@ void t.test('tokens create, list and revoke against a running gateway', async (t
   t.match(privileged.stdout, /Created sa:admin-bot .*expires never/)
   t.match(privileged.stdout, /Token \(shown once, store it now\):\nsvc_pat_[0-9A-Za-z]{49}/)
 
+  // The use is recorded after the answer: wait for it, then list it as a person reads it.
+  let lastUsed: { last_used_at: number; last_used_from: string | null } | undefined
+  await pollUntil(async () => {
+    const accounts = await fetch(`${gateway.url}/service-accounts`, {
+      headers: { authorization: `Bearer ${env.OS_SECURITY_KEY}` },
+    })
+    const { data } = (await accounts.json()) as {
+      data: { name: string; last_used_at: number; last_used_from: string | null }[]
+    }
+    lastUsed = data.find((entry) => entry.name === 'ci-bot')
+    return lastUsed?.last_used_from != null
+  }, 'the use of ci-bot to be recorded')
   const listed = await portcullis(t, ['tokens', 'list'], env)
   t.equal(listed.code, 0, listed.stderr)
-  t.match(listed.stdout, /^NAME +ID +TOKEN +STATE/)
-  t.match(listed.stdout, /ci-bot .* active .*agents:run sessions:read/)
+  t.match(listed.stdout, /^NAME +ID +TOKEN +STATE +EXPIRES +LAST USED +LAST USED FROM +SCOPES\n/)
+  const usedOn = new Date((lastUsed?.last_used_at ?? 0) * 1000).toISOString().slice(0, 10)
+  const row = listed.stdout.split('\n').find((line) => line.startsWith('ci-bot '))
+  t.match(row, / active +\S+ +(\S+) +(\S+) +agents:run sessions:read$/)
+  const [, usedAt, usedFrom] = / active +\S+ +(\S+) +(\S+) +agents:run/.exec(row ?? '') ?? []
+  t.same(
+    [usedAt, usedFrom],
+    [usedOn, lastUsed?.last_used_from],
+    'when and where the token was last used',
+  )
+  t.match(listed.stdout, /admin-bot .* active +never +- +- +os:admin/, 'never used: no address')
   t.notOk(listed.stdout.includes(account.token), 'list never prints a token')
 
   const revoked = await portcullis(t, ['tokens', 'revoke', 'ci-bot'], env)

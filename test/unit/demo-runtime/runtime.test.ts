@@ -71,6 +71,44 @@ void t.test('a multipart run with a file counts the file and records the fields'
   t.same(recorded?.files, [expected])
 })
 
+void t.test('multipart text is read as Starlette reads it', async (t) => {
+  const runtime = await startRuntime(t)
+  const boundary = 'demo-charset'
+  const part = (name: string, value: Buffer, head = ''): Buffer =>
+    Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${head}\r\n\r\n`),
+      value,
+      Buffer.from('\r\n'),
+    ])
+  const send = async (charset: string) => {
+    const body = Buffer.concat([
+      part('message', Buffer.from('hi')),
+      part('utf8', Buffer.from('sesión-α')),
+      part('raw', Buffer.from([0x73, 0xe9])),
+      part('declared', Buffer.from('é'), '\r\nContent-Type: text/plain; charset=latin1'),
+      Buffer.from(`--${boundary}--\r\n`),
+    ])
+    const response = await fetch(`${runtime.url}/agents/a2/runs`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}${charset}` },
+      body,
+    })
+    t.equal(response.status, 200)
+    await response.arrayBuffer()
+    return runtime.requests.at(-1)?.form
+  }
+  t.same(
+    await send(''),
+    { message: ['hi'], utf8: ['sesión-α'], raw: ['s\u00e9'], declared: ['é'] },
+    'UTF-8 by default, latin-1 for bytes that are not, a part’s own charset ignored',
+  )
+  t.same(
+    await send('; charset=ISO-8859-1'),
+    { message: ['hi'], utf8: ['sesiÃ³n-Î±'], raw: ['s\u00e9'], declared: ['Ã©'] },
+    'the request’s charset',
+  )
+})
+
 void t.test('a streamed run arrives event by event', async (t) => {
   const runtime = await startRuntime(t, { sseIntervalMs: 80 })
   const sentAt = Date.now()

@@ -153,7 +153,7 @@ void t.test('ISO-2: field bytes survive: latin1, UTF-8, declared charsets', asyn
 })
 
 void t.test(
-  'the request charset parameter is kept: Starlette decodes fields with it',
+  'the request charset is declared as read: Starlette decodes fields with it',
   async (t) => {
     const body = multipartBody(BOUNDARY, [[field('message'), 'hi']])
     const headers = {
@@ -162,7 +162,19 @@ void t.test(
     const plan = await enforcer().plan(
       planInput({ principal: ADMIN, method: 'POST', path: '/agents/a1/runs', headers, body }),
     )
-    t.match(plan.body?.contentType, /^multipart\/form-data; boundary=\S+; charset=ISO-8859-1$/)
+    t.match(plan.body?.contentType, /^multipart\/form-data; boundary=\S+; charset=latin-1$/)
+    const unread = await refusal(() =>
+      enforcer().plan(
+        planInput({
+          principal: jwtUser('bob'),
+          method: 'POST',
+          path: '/agents/a1/runs',
+          headers: { 'content-type': `multipart/form-data; charset=koi8-r; boundary=${BOUNDARY}` },
+          body,
+        }),
+      ),
+    )
+    t.same([unread.status, unread.reason], [400, 'identity.multipart_charset'])
   },
 )
 

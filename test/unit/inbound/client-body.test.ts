@@ -246,8 +246,8 @@ void t.test('a form read whole is parsed once and written once from the parse', 
   )
   const form = await body.form()
   t.same(form.parts, [
-    { name: 'session_id', text: 'a' },
-    { name: 'message', text: 'hi' },
+    { name: 'session_id', value: { bytes: Buffer.from('a'), text: 'a' } },
+    { name: 'message', value: { bytes: Buffer.from('hi'), text: 'hi' } },
   ])
   t.equal(await body.form(), form, 'parsed once')
   body.editForm({ set: [{ name: 'session_id', value: 'b', always: false }] })
@@ -260,7 +260,9 @@ void t.test('a form read whole is parsed once and written once from the parse', 
     'Content-Type: application/x-thing\r\n\r\n\u0000\u00ffdata\r\n'
   const withFile = countedForm(file + formOf([['user_id', 'mallory']]))
   t.same(
-    (await withFile.body.form()).parts.map((part) => ('text' in part ? part.text : part.data)),
+    (await withFile.body.form()).parts.map((part) =>
+      'value' in part ? part.value.text : part.data,
+    ),
     [Buffer.from('\u0000\u00ffdata'), 'mallory'],
     'a file part is held with its bytes',
   )

@@ -18,7 +18,7 @@ import { rewriteForm } from '../../../src/inbound/multipart-rewriter.js'
 function recorder(): { writer: PartWriter; written: () => Promise<string[]> } {
   const entries: (() => Promise<string>)[] = []
   const show = (name: string, value: FieldValue): string =>
-    `${name}=${value.text}${value.utf8 ? ' (ours)' : ''}`
+    `${name}=${value.text}${value.bytes === undefined ? ' (ours)' : ''}`
   const writer: PartWriter = {
     field(name, value, held) {
       entries.push(async () => {
@@ -39,6 +39,11 @@ function recorder(): { writer: PartWriter; written: () => Promise<string[]> } {
     return out
   }
   return { writer, written }
+}
+
+/** A client's value, with the bytes it came as. */
+function sent(text: string): FieldValue {
+  return { text, bytes: Buffer.from(text) }
 }
 
 function screenOf(names: string[], answer: (value: string) => string, seen: string[]): FieldScreen {
@@ -65,11 +70,11 @@ void t.test('settings: where the first client copy was, or first; files dropped'
     writer,
   )
   chain.start()
-  chain.field('message', 'hi')
-  chain.field('tag', 'theirs')
+  chain.field('message', sent('hi'))
+  chain.field('tag', sent('theirs'))
   const dropped = Readable.from([Buffer.from('spoof')])
   chain.file({ name: 'user_id' }, dropped)
-  chain.field('tag', 'again')
+  chain.field('tag', sent('again'))
   chain.file({ name: 'doc', filename: 'a.txt' }, Readable.from([Buffer.from('data')]))
   t.same(await written(), [
     'user_id=alice (ours) held 5',
@@ -91,11 +96,11 @@ void t.test('edits in order: a later setting first, a screen sees what came befo
   ]
   const chain = new FormEditChain(edits, writer)
   chain.start()
-  chain.field('b', 'client')
+  chain.field('b', sent('client'))
   t.same(await written(), [
     'b=second (ours) held 6',
-    'a=FIRST held 5',
-    'settled {"text":"CLIENT","utf8":false} held 6',
+    'a=FIRST (ours) held 5',
+    'settled {"text":"CLIENT"} held 6',
   ])
   t.same(
     seen,

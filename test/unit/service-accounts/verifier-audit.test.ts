@@ -70,7 +70,7 @@ void t.test(
       15,
     )
     t.equal(
-      metricValue(metrics, 'portcullis_audit_refused_tokens_total', { account: 'unknown' }),
+      metricValue(metrics, 'portcullis_audit_refused_tokens_total', { account: '(unknown)' }),
       3,
     )
     t.notOk(JSON.stringify(await allEvents(store)).includes(token.slice(8)), 'never the token')
