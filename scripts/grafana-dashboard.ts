@@ -361,7 +361,7 @@ const ROWS: readonly RowSpec[] = [
       {
         title: 'Refused tokens per account (top 10)',
         description:
-          'Expired or revoked tokens of a known account presented per second: a token still tried after its revocation may have leaked (alert PortcullisRefusedTokenSpike).',
+          'Expired or revoked tokens of a known account presented per second: a token still tried after its revocation may have leaked (alert PortcullisRefusedTokenSpike). (unknown): tokens no account has; (other): accounts past the first 100 names a process counted.',
         unit: 'reqps',
         queries: [
           {
