@@ -193,7 +193,9 @@ export async function runMemory(
       seeded.map((account) => account.token),
     )
     const warmSeconds = (performance.now() - started) / 1000
-    await settle(3_000)
+    // Read once settled, as after start: the warm-up's garbage is not the cache's cost (the peak,
+    // reported beside it, includes it).
+    await settle(SETTLE_MS)
     const after = rssBytes(pid)
     const metrics = await httpRequest(`${gateway.adminUrl}/metrics`).catch(() => ({ body: '' }))
     const heapUsed = metricValue(metrics.body, 'portcullis_nodejs_heap_size_used_bytes')

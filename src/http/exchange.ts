@@ -122,21 +122,22 @@ export class Exchange {
   /**
    * Steps 3 and 4: the forward plan, then the stages in order; the last plan is the one
    * forwarded, unless a stage answers the request itself. The stages are HTTP's: an upgrade has
-   * no body for them to read and cannot take an HTTP answer, so it passes none.
+   * no body for them to read and cannot take an HTTP answer, so it passes none. At once when
+   * nothing had to be waited for and no stage claims the request.
    */
-  plan(request: ExchangeRequest, admitted: Admitted): Promise<ForwardPlan>
+  plan(request: ExchangeRequest, admitted: Admitted): ForwardPlan | Promise<ForwardPlan>
   plan(
     request: HttpExchangeRequest,
     admitted: Admitted,
     stages: ForwardStages,
-  ): Promise<ForwardPlan | LocalAnswer>
-  async plan(
+  ): ForwardPlan | LocalAnswer | Promise<ForwardPlan | LocalAnswer>
+  plan(
     request: ExchangeRequest,
     admitted: Admitted,
     stages?: ForwardStages,
-  ): Promise<ForwardPlan | LocalAnswer> {
+  ): ForwardPlan | LocalAnswer | Promise<ForwardPlan | LocalAnswer> {
     const { inbound, route } = request
-    let plan = await this.#enforcer.plan({
+    const plan = this.#enforcer.planNow({
       principal: admitted.principal,
       method: inbound.method,
       path: inbound.path,
@@ -148,30 +149,50 @@ export class Exchange {
       public: admitted.outcome === 'public',
     })
     if (stages === undefined || request.body === undefined) return plan
+    const claiming = stagesFor(inbound, route, stages)
+    if (claiming === NO_STAGES) return plan
     const stageRequest: StageRequest = {
       inbound,
       route,
       principal: admitted.principal,
       body: request.body,
     }
-    for (const stage of stagesFor(inbound, route, stages)) {
-      const outcome = await stage.plan(stageRequest, plan)
-      if (isLocalAnswer(outcome)) return outcome
-      plan = outcome
-    }
-    return plan
+    return runStages(claiming, stageRequest, plan)
   }
 }
 
-/** The stages that claim a request, in the order they run. */
-function* stagesFor(
+/** Each stage receives the plan so far; the last plan is forwarded unless one answers. */
+async function runStages(
+  stages: readonly ForwardStage[],
+  request: StageRequest,
+  first: ForwardPlan | Promise<ForwardPlan>,
+): Promise<ForwardPlan | LocalAnswer> {
+  let plan = await first
+  for (const stage of stages) {
+    const outcome = await stage.plan(request, plan)
+    if (isLocalAnswer(outcome)) return outcome
+    plan = outcome
+  }
+  return plan
+}
+
+const NO_STAGES: readonly ForwardStage[] = Object.freeze([])
+
+/** The stages that claim a request, in the order they run (NO_STAGES, most often). */
+function stagesFor(
   inbound: InboundRequest,
   route: MatchedRoute,
   stages: ForwardStages,
-): Generator<ForwardStage> {
+): readonly ForwardStage[] {
+  let claiming: ForwardStage[] | undefined
   const surface = route.route?.surface
   const own = surface === undefined ? undefined : stages.bySurface.get(surface)
-  if (own !== undefined) yield own
-  for (const stage of stages.byRoute) if (stage.claimsRoute(route)) yield stage
-  for (const stage of stages.byShape) if (stage.claims(inbound.method, inbound.path)) yield stage
+  if (own !== undefined) claiming = [own]
+  for (const stage of stages.byRoute) {
+    if (stage.claimsRoute(route)) (claiming ??= []).push(stage)
+  }
+  for (const stage of stages.byShape) {
+    if (stage.claims(inbound.method, inbound.path)) (claiming ??= []).push(stage)
+  }
+  return claiming ?? NO_STAGES
 }

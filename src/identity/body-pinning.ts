@@ -25,37 +25,52 @@ const NOTHING_OBSERVED: ObservedFields = new Map()
  * exactly the parts the gateway read; its pins are applied, with any later step's edits, in the
  * one rewrite that forwards it.
  */
-export async function pinBody(body: ClientBody, pins: BodyPins): Promise<ObservedFields> {
+export function pinBody(
+  body: ClientBody,
+  pins: BodyPins,
+): ObservedFields | Promise<ObservedFields> {
+  // At once when nothing is read: most requests have no body, or none these pins look into.
   switch (body.kind) {
-    case 'json': {
-      if (pins.json.length === 0 && !pins.inspect) return NOTHING_OBSERVED
-      const result = pinJsonMembers(await body.bytes(), pins.json, pins.observed)
-      if (result.kind === 'not-utf8') {
-        throw new GatewayError('BAD_REQUEST', 'JSON body must be UTF-8', {
-          reason: 'identity.json_encoding',
-        })
+    case 'json':
+      return pins.json.length === 0 && !pins.inspect ? NOTHING_OBSERVED : pinJson(body, pins)
+    case 'urlencoded':
+      return pins.form.length === 0 && !pins.inspect ? NOTHING_OBSERVED : pinUrlEncoded(body, pins)
+    case 'multipart':
+      if (pins.form.length === 0 && !pins.inspect) return NOTHING_OBSERVED
+      if (!pins.inspect) {
+        body.editForm({ set: pins.form })
+        return NOTHING_OBSERVED
       }
-      if (result.kind !== 'object') return NOTHING_OBSERVED
-      if (result.changed) body.setBytes(result.body)
-      return result.observed
-    }
-    case 'urlencoded': {
-      if (pins.form.length === 0 && !pins.inspect) return NOTHING_OBSERVED
-      const raw = await body.bytes()
-      const result = rewriteFieldList(raw.toString('latin1'), 'form', pins.form, pins.observed)
-      if (result.changed) body.setBytes(Buffer.from(result.text, 'latin1'))
-      return result.observed
-    }
-    case 'multipart': {
-      if (pins.form.length === 0 && !pins.inspect) return NOTHING_OBSERVED
-      const form = pins.inspect ? await body.form() : undefined
-      body.editForm({ set: pins.form })
-      return form === undefined ? NOTHING_OBSERVED : observedIn(form, pins.observed)
-    }
+      return pinInspectedForm(body, pins)
     case 'none':
     case 'other':
       return NOTHING_OBSERVED
   }
+}
+
+async function pinJson(body: ClientBody, pins: BodyPins): Promise<ObservedFields> {
+  const result = pinJsonMembers(await body.bytes(), pins.json, pins.observed)
+  if (result.kind === 'not-utf8') {
+    throw new GatewayError('BAD_REQUEST', 'JSON body must be UTF-8', {
+      reason: 'identity.json_encoding',
+    })
+  }
+  if (result.kind !== 'object') return NOTHING_OBSERVED
+  if (result.changed) body.setBytes(result.body)
+  return result.observed
+}
+
+async function pinUrlEncoded(body: ClientBody, pins: BodyPins): Promise<ObservedFields> {
+  const raw = await body.bytes()
+  const result = rewriteFieldList(raw.toString('latin1'), 'form', pins.form, pins.observed)
+  if (result.changed) body.setBytes(Buffer.from(result.text, 'latin1'))
+  return result.observed
+}
+
+async function pinInspectedForm(body: ClientBody, pins: BodyPins): Promise<ObservedFields> {
+  const form = await body.form()
+  body.editForm({ set: pins.form })
+  return observedIn(form, pins.observed)
 }
 
 /** The client's values of the `observed` text fields of a form. */

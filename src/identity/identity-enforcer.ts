@@ -99,7 +99,16 @@ export class IdentityEnforcer {
     return new IdentityEnforcer(config, authMode, signer, options.scheduleOwnerHeader)
   }
 
+  /** The forward plan, as a promise whatever it needed (planNow's refusals reject it). */
   async plan(input: PlanInput): Promise<ForwardPlan> {
+    return this.planNow(input)
+  }
+
+  /**
+   * The forward plan: at once when nothing had to be waited for (no body to pin, no assertion
+   * to sign), which is most requests; a refusal made without waiting is thrown.
+   */
+  planNow(input: PlanInput): ForwardPlan | Promise<ForwardPlan> {
     const { principal, method, path } = input
     const uid = principal.userId
     const { scoped, forScheduleOwner } = callerScope(principal, input.headers, {
@@ -136,37 +145,52 @@ export class IdentityEnforcer {
     }
 
     const pins = bodyPinsFor(route, principal, scoped, gated && !sessionGiven, observed, runUserId)
-    const observedInBody =
-      pins === undefined || input.body === undefined ? undefined : await pinBody(input.body, pins)
-    if (checksLearnings && observedInBody !== undefined)
-      this.#refuseForeignLearnings(observedInBody, scoped, method, path)
-    if (gated && !sessionGiven) {
-      const claimed = route === 'run-continue' && principal.sessionId !== null
-      if (!claimed && !hasValue(observedInBody?.get(SESSION_ID))) {
-        throw new GatewayError('BAD_REQUEST', 'session_id is required for this action', {
-          reason: 'identity.session_required',
-        })
-      }
+    const sessionRequired = gated && !sessionGiven && route
+    const answer = { query, rewriteResponse }
+    if (pins === undefined || input.body === undefined) {
+      if (sessionRequired !== false) requireSession(sessionRequired, principal, undefined)
+      return this.#withHeaders(input, isPublic, answer)
     }
-    // Last, so that a refused request costs no signature.
-    const plan = await this.#headersPlan(principal, input.headers, isPublic)
-    if (query === undefined && rewriteResponse === undefined) return plan
-    return { ...plan, query, rewriteResponse }
+    const afterPins = (observedInBody: ObservedFields): ForwardPlan | Promise<ForwardPlan> => {
+      if (checksLearnings) this.#refuseForeignLearnings(observedInBody, scoped, method, path)
+      if (sessionRequired !== false) requireSession(sessionRequired, principal, observedInBody)
+      return this.#withHeaders(input, isPublic, answer)
+    }
+    const observedInBody = pinBody(input.body, pins)
+    return observedInBody instanceof Promise
+      ? observedInBody.then(afterPins)
+      : afterPins(observedInBody)
+  }
+
+  /** The principal's headers plan, last (a refused request costs no signature), and the rest. */
+  #withHeaders(
+    input: PlanInput,
+    isPublic: boolean,
+    answer: Pick<ForwardPlan, 'query' | 'rewriteResponse'>,
+  ): ForwardPlan | Promise<ForwardPlan> {
+    const plan = this.#headersPlan(input.principal, input.headers, isPublic)
+    if (answer.query === undefined && answer.rewriteResponse === undefined) return plan
+    return plan instanceof Promise
+      ? plan.then((signed) => ({ ...signed, ...answer }))
+      : { ...plan, ...answer }
   }
 
   /** The plan that only sets this principal's headers: built once, unless it carries an assertion. */
-  async #headersPlan(
+  #headersPlan(
     principal: Principal,
     headers: IncomingHttpHeaders,
     isPublic: boolean,
-  ): Promise<ForwardPlan> {
+  ): ForwardPlan | Promise<ForwardPlan> {
     const credentials = this.#credentials.adjustments(principal, headers, isPublic)
     const plans = this.#plans.get(principal) ?? this.#plans.remember(principal, [])
     const shared = (plans[credentials.variant] ??= headersOnly(principal, credentials))
-    if (this.signer === undefined || !principal.authenticated) return shared
-    const assertion = await this.signer.assertionFor(principal)
-    const inject = [...shared.headers.inject, [this.#assertionHeader, assertion] as const]
-    return { ...shared, headers: { ...shared.headers, inject } }
+    const signer = this.signer
+    if (signer === undefined || !principal.authenticated) return shared
+    const header = this.#assertionHeader
+    return signer.assertionFor(principal).then((assertion) => {
+      const inject = [...shared.headers.inject, [header, assertion] as const]
+      return { ...shared, headers: { ...shared.headers, inject } }
+    })
   }
 
   #refuseForeignLearnings(
@@ -181,6 +205,20 @@ export class IdentityEnforcer {
         reason: 'identity.foreign_learnings',
       })
     }
+  }
+}
+
+/** A gated run needs a session: given in the query or body, or claimed by the run continued. */
+function requireSession(
+  route: 'run-gated' | 'run-continue',
+  principal: Principal,
+  observedInBody: ObservedFields | undefined,
+): void {
+  const claimed = route === 'run-continue' && principal.sessionId !== null
+  if (!claimed && !hasValue(observedInBody?.get(SESSION_ID))) {
+    throw new GatewayError('BAD_REQUEST', 'session_id is required for this action', {
+      reason: 'identity.session_required',
+    })
   }
 }
 

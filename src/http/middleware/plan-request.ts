@@ -1,4 +1,5 @@
 import type { Exchange } from '../exchange.js'
+import type { ForwardPlan } from '../../upstream/forward-plan.js'
 import type { RequestStep } from '../request-step.js'
 import { isLocalAnswer, type ForwardStages, type LocalAnswer } from '../stage.js'
 import { admittedOf, requestOf, type GatewayContext } from '../state.js'
@@ -9,15 +10,21 @@ import { admittedOf, requestOf, type GatewayContext } from '../state.js'
  */
 export function planRequest(deps: { exchange: Exchange; stages: ForwardStages }): RequestStep {
   const { exchange, stages } = deps
-  return async function planRequestStep(ctx: GatewayContext): Promise<boolean> {
-    const outcome = await exchange.plan(requestOf(ctx), admittedOf(ctx), stages)
-    if (isLocalAnswer(outcome)) {
-      answer(ctx, outcome)
-      return false
-    }
-    ctx.state.plan = outcome
-    return true
+  return function planRequestStep(ctx: GatewayContext): boolean | Promise<boolean> {
+    const outcome = exchange.plan(requestOf(ctx), admittedOf(ctx), stages)
+    return outcome instanceof Promise
+      ? outcome.then((planned) => proceed(ctx, planned))
+      : proceed(ctx, outcome)
   }
+}
+
+function proceed(ctx: GatewayContext, outcome: ForwardPlan | LocalAnswer): boolean {
+  if (isLocalAnswer(outcome)) {
+    answer(ctx, outcome)
+    return false
+  }
+  ctx.state.plan = outcome
+  return true
 }
 
 function answer(ctx: GatewayContext, local: LocalAnswer): void {

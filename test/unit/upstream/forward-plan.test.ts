@@ -330,3 +330,29 @@ void t.test('the upstream request carries out the last plan', async (t) => {
   const none = new ClientBody(client, bodiless.headers, LIMITS)
   t.equal(upstreamRequest(bodiless, PASS_THROUGH, none, OPTIONS).body, null, '"00" is no body')
 })
+
+void t.test(
+  'a plan that waits for nothing comes at once; one that pins a body, later',
+  async (t) => {
+    const enforcer = new IdentityEnforcer(testConfig({}), 'jwt')
+    const principal = serviceAccountPrincipal('ci', ['agents:run', 'sessions:read'])
+    const planOf = (request: StageRequest) =>
+      enforcer.planNow({
+        principal,
+        method: request.inbound.method,
+        path: request.inbound.path,
+        route: request.route,
+        query: request.inbound.query,
+        headers: request.inbound.headers,
+        body: request.body,
+      })
+    const read = planOf(stageRequest(principal, 'GET', '/sessions', undefined))
+    t.notOk(read instanceof Promise, 'a read with a query pin: no promise')
+    t.equal((read as ForwardPlan).query, 'user_id=sa%3Aci')
+    const runRequest = stageRequest(principal, 'POST', '/agents/a1/runs', { user_id: 'mallory' })
+    const run = planOf(runRequest)
+    t.ok(run instanceof Promise, 'a run whose body is pinned: a promise')
+    await run
+    t.same(plannedJson(runRequest.body), { user_id: 'sa:ci' }, 'pinned once it resolved')
+  },
+)
