@@ -45,10 +45,11 @@ async function main(): Promise<void> {
   useTaskset(pinning.taskset)
   let selected = selectIds(options.only)
   const notes: string[] = []
-  if (!options.accessLog && selected.includes('pc-sa-warm-nolog')) {
-    selected = selected.filter((id) => id !== 'pc-sa-warm-nolog')
+  const twins = ['pc-sa-warm-nolog', 'pc-sa-warm-log']
+  if (!options.accessLog && selected.some((id) => twins.includes(id))) {
+    selected = selected.filter((id) => !twins.includes(id))
     notes.push(
-      'Access log off everywhere (--access-log off): the separate access-log-off scenario was not run.',
+      'Access log off everywhere (--access-log off): the access-log twin scenarios were not run.',
     )
   }
   const build = options.build

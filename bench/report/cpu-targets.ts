@@ -93,8 +93,8 @@ const FASTIFY_TARGET: CpuRatio = cpuRatio(
 
 export const RSA_FRESH_TARGET = 'cpu-rs256-fresh'
 export const ACCESS_LOG_TARGET = 'access-log-cost'
-/** Target 6 compares the same scenario with the access log on and off. */
-export const ACCESS_LOG_ON = 'pc-sa-warm'
+/** Target 6 compares the same scenario on twin gateways, the access log on and off. */
+export const ACCESS_LOG_ON = 'pc-sa-warm-log'
 export const ACCESS_LOG_OFF = 'pc-sa-warm-nolog'
 /** Target 6 is read from rounds this long at least. */
 export const ACCESS_LOG_ROUND_S = 10

@@ -10,6 +10,7 @@ export type SystemKey =
   | 'fastify-rs256'
   | 'gw-main'
   | 'gw-nolog'
+  | 'gw-log'
   | 'gw-rs256'
   | 'gw-es256'
   | 'gw-hs256'
@@ -19,6 +20,7 @@ export type CredentialKey =
   | 'none'
   | 'sa-main'
   | 'sa-nolog'
+  | 'sa-log'
   | 'sa-pg'
   | 'sa-unknown'
   | 'security-key'
@@ -96,6 +98,14 @@ export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
     'Portcullis, service-account token, access log off',
     'gw-nolog',
     'sa-nolog',
+  ),
+  // Its twin with the access log on: a gateway of its own too, so that nothing but the log
+  // differs (the main gateway also carries the 401 and 429 floods' state).
+  scenario(
+    'pc-sa-warm-log',
+    'Portcullis, service-account token, access log on (twin of the row above)',
+    'gw-log',
+    'sa-log',
   ),
   scenario('pc-security-key', 'Portcullis, security key', 'gw-main', 'security-key'),
   scenario('pc-401', 'Portcullis, no credential (401)', 'gw-main', 'none', AUTH_PATH, 401),

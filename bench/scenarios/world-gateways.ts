@@ -54,6 +54,15 @@ export async function startGateways(
       accessLog: false,
       seeds: 'sa-nolog',
     },
+    {
+      key: 'gw-log',
+      name: 'log',
+      auth: securityKey,
+      store: embedded('log'),
+      cacheTtlSeconds: 30,
+      accessLog: true,
+      seeds: 'sa-log',
+    },
   ]
   for (const [key, alg] of [
     ['gw-rs256', 'RS256'],

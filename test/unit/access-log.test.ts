@@ -1,5 +1,5 @@
 import t from 'tap'
-import { AccessLog, type AccessRecord } from '../../src/access-log.js'
+import { AccessLog, IsoClock, type AccessRecord } from '../../src/access-log.js'
 import { createLogger } from '../../src/logger.js'
 import { REDACTED } from '../../src/redact.js'
 import { LogCapture } from '../helpers/log-capture.js'
@@ -137,4 +137,20 @@ void t.test('a destination that throws loses the lines, not the process', async 
   t.equal(calls, 1, 'the end of the turn tried once and went on')
   access.write(record)
   t.doesNotThrow(() => access.flush())
+})
+
+void t.test("the line's time is the ISO time of its millisecond, across minutes and days", (t) => {
+  const start = Date.UTC(2026, 10, 27, 23, 58, 59, 990)
+  let ms = start
+  const clock = new IsoClock(() => ms)
+  const wrong: string[] = []
+  for (; ms < start + 2 * 60_000 + 25; ms += 7) {
+    const expected = new Date(ms).toISOString()
+    if (clock.now() !== expected) wrong.push(expected)
+  }
+  t.same(wrong, [], 'every millisecond of two minutes and a day boundary, seven apart')
+  t.equal(clock.now(), clock.now(), 'the same millisecond, the same text')
+  ms = Date.UTC(2026, 10, 27, 0, 0, 0, 5)
+  t.equal(clock.now(), '2026-11-27T00:00:00.005Z', 'back in time too')
+  t.end()
 })

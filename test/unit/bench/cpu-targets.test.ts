@@ -157,7 +157,7 @@ void t.test('answeredAs counts socket errors against the share', async (t) => {
 })
 
 void t.test('target 6: the access log’s µs, read only from 10 s rounds', async (t) => {
-  const rows = (on: number) => [summary('pc-sa-warm', on), summary('pc-sa-warm-nolog', 50)]
+  const rows = (on: number) => [summary('pc-sa-warm-log', on), summary('pc-sa-warm-nolog', 50)]
   const at = accessLogTarget(rows(53), 10)
   t.same(
     [at.source, at.status, at.shown, at.required],
@@ -176,8 +176,8 @@ void t.test('target 6: the access log’s µs, read only from 10 s rounds', asyn
     'shorter rounds: shown, not judged',
   )
   t.equal(accessLogTarget(rows(51), null).status, 'NOT MEASURED', 'round length unknown')
-  t.equal(accessLogTarget([summary('pc-sa-warm', 53)], 10).shown, '—', 'no log-off row')
-  t.same(comparedScenarios('access-log-cost'), ['pc-sa-warm', 'pc-sa-warm-nolog'])
+  t.equal(accessLogTarget([summary('pc-sa-warm-log', 53)], 10).shown, '—', 'no log-off row')
+  t.same(comparedScenarios('access-log-cost'), ['pc-sa-warm-log', 'pc-sa-warm-nolog'])
 })
 
 void t.test('target 10: the repeated-RS256 row against the Fastify peer', async (t) => {
