@@ -61,7 +61,12 @@ export class AuthModePolicy {
    * path ignores a token it cannot verify (a verified token's scopes still apply).
    */
   refused(error: unknown, use: CredentialUse): Principal {
-    if (this.anonymousAllowed && use === 'rest' && error instanceof GatewayError) return ANONYMOUS
+    if (this.ignoresRefusal(use) && error instanceof GatewayError) return ANONYMOUS
     throw error
+  }
+
+  /** Whether a verifier's refusal is ignored for this use (an open instance's REST path). */
+  ignoresRefusal(use: CredentialUse): boolean {
+    return this.anonymousAllowed && use === 'rest'
   }
 }

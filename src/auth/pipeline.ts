@@ -260,7 +260,8 @@ export class AuthPipeline {
    * token on REST, PAT-6); anything else is a refusal of its own.
    */
   #refused(error: unknown, use: CredentialUse, trace: Trace): Authentication {
-    if (!(error instanceof GatewayError))
+    // Asked first, not thrown again: the refusals of a flood of bad tokens come through here.
+    if (!(error instanceof GatewayError) || !this.#policy.ignoresRefusal(use))
       return { ok: false, refusal: toGatewayError(error), trace }
     try {
       return {
