@@ -6,11 +6,18 @@ import { BoundedCache } from '../bounded-cache.js'
  */
 export type UseClaim = 'none' | 'last_used' | 'address' | 'both'
 
-/** One account's writes: the whole millisecond at or after each, small integers, no box. */
+/**
+ * One account's writes: the whole millisecond at or after each, small integers, no box. Most
+ * accounts are used from one address: it is kept in the entry itself, and a map (about 200 bytes
+ * more per account) is made only when a second address is written.
+ */
 interface AccountWrites {
   lastUsed: number
-  /** Address → its last write, oldest first (a write moves it to the end). */
-  readonly addresses: Map<string, number>
+  /** The one address written, while there is only one. */
+  address: string | undefined
+  addressAt: number
+  /** Address → its last write, oldest first (a write moves it to the end), once there are two. */
+  addresses: Map<string, number> | undefined
 }
 
 /**
@@ -37,20 +44,35 @@ export class LastUsedTracker {
   claim(accountId: string, address: string, nowMs: number): UseClaim {
     let writes = this.#accounts.get(accountId)
     if (writes === undefined) {
-      writes = { lastUsed: -Infinity, addresses: new Map() }
+      writes = { lastUsed: -Infinity, address: undefined, addressAt: 0, addresses: undefined }
       this.#accounts.set(accountId, writes)
     }
     // Rounded up, so an interval is never cut short.
     const lastUsed = nowMs - writes.lastUsed >= this.#intervalMs
     if (lastUsed) writes.lastUsed = Math.ceil(nowMs)
-    const seen = writes.addresses.get(address)
+    const seen =
+      writes.addresses !== undefined
+        ? writes.addresses.get(address)
+        : writes.address === address
+          ? writes.addressAt
+          : undefined
     const fresh = seen === undefined || nowMs - seen >= this.#intervalMs
-    if (fresh) this.#wrote(writes.addresses, address, Math.ceil(nowMs))
+    if (fresh) this.#wrote(writes, address, Math.ceil(nowMs))
     if (lastUsed) return fresh ? 'both' : 'last_used'
     return fresh ? 'address' : 'none'
   }
 
-  #wrote(addresses: Map<string, number>, address: string, atMs: number): void {
+  #wrote(writes: AccountWrites, address: string, atMs: number): void {
+    if (writes.addresses === undefined) {
+      if (writes.address === undefined || writes.address === address) {
+        writes.address = address
+        writes.addressAt = atMs
+        return
+      }
+      writes.addresses = new Map([[writes.address, writes.addressAt]])
+      writes.address = undefined
+    }
+    const addresses = writes.addresses
     addresses.delete(address)
     addresses.set(address, atMs)
     if (addresses.size <= this.#maxAddresses) return

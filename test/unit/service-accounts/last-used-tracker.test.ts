@@ -58,3 +58,24 @@ void t.test('an account remembers its addresses written most recently', async (t
   t.equal(uses.claim('a', 'y', 3), 'none', 'y is still remembered')
   t.equal(uses.claim('a', 'x', 4), 'address', 'x was forgotten: one early write')
 })
+
+void t.test(
+  'one address, then a second and a third, with room for one or for several',
+  async (t) => {
+    const one = tracker(60, 10, 1)
+    t.equal(one.claim('a', 'x', 0), 'both')
+    t.equal(one.claim('a', 'x', 1), 'none', 'the one address is remembered')
+    t.equal(one.claim('a', 'y', 2), 'address')
+    t.equal(one.claim('a', 'y', 3), 'none')
+    t.equal(one.claim('a', 'x', 4), 'address', 'room for one: x was forgotten for y')
+    const several = tracker(60, 10, 3)
+    t.equal(several.claim('b', 'x', 0), 'both')
+    t.equal(several.claim('b', 'x', 60_000), 'both', 'its interval over, the address is due again')
+    t.equal(several.claim('b', 'y', 60_001), 'address')
+    t.equal(several.claim('b', 'x', 60_002), 'none', 'the first address kept beside the second')
+    t.equal(several.claim('b', 'z', 60_003), 'address')
+    t.equal(several.claim('b', 'y', 60_004), 'none')
+    t.equal(several.claim('b', 'x', 120_000), 'both', 'each address keeps its own interval')
+    t.equal(several.claim('b', 'y', 120_000), 'none', 'y was written after x')
+  },
+)
