@@ -230,15 +230,9 @@ export class AuthPipeline {
           : { ok: true, principal: answer, trace }
       }
       trace.source = credential.source
-      const onClaim = (kind: Verifier['kind']): void => {
-        trace.kind = kind
-      }
-      const outcome = this.#chain.verify(credential, request, onClaim)
+      const outcome = this.#chain.verify(credential, request)
       if (!(outcome instanceof Promise)) return this.#authenticated(outcome, use, trace)
-      return outcome.then(
-        (settled) => this.#authenticated(settled, use, trace),
-        (error: unknown) => this.#refused(error, use, trace),
-      )
+      return outcome.then((settled) => this.#authenticated(settled, use, trace))
     } catch (error) {
       return this.#refused(error, use, trace)
     }
@@ -246,9 +240,13 @@ export class AuthPipeline {
 
   /** The principal the chain's outcome makes under the auth mode's policy. */
   #authenticated(outcome: ChainOutcome, use: CredentialUse, trace: Trace): Authentication {
+    if (outcome.claimedBy !== undefined) {
+      trace.kind = outcome.claimedBy
+      // Claimed without a principal is refused, whatever the refusal is (fails closed).
+      if (outcome.principal === undefined) return this.#refused(outcome.refusal, use, trace)
+    }
     try {
-      const principal =
-        outcome.claimedBy === undefined ? this.#policy.unclaimed() : outcome.principal
+      const principal = outcome.principal ?? this.#policy.unclaimed()
       return { ok: true, principal: this.#policy.accepts(principal, use), trace }
     } catch (error) {
       return { ok: false, refusal: toGatewayError(error), trace }

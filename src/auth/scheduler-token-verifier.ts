@@ -44,7 +44,7 @@ export class SchedulerTokenVerifier implements Verifier {
     })
   }
 
-  async verify(credential: Credential): Promise<Principal | typeof NOT_RESPONSIBLE> {
+  verify(credential: Credential): Principal | typeof NOT_RESPONSIBLE {
     if (this.#token === null || !safeEqual(credential.token, this.#token)) return NOT_RESPONSIBLE
     return this.#principal
   }

@@ -16,6 +16,10 @@ const SECURITY_KEY_PRINCIPAL: Principal = Object.freeze({
   expiresAt: null,
 })
 
+const MISMATCH = new GatewayError('TOKEN_INVALID', 'Invalid authentication token', {
+  reason: 'security_key.mismatch',
+})
+
 /**
  * The static OS security key (AUTH-6). The pipeline uses it only when no JWT source is
  * configured and routes service-account and scheduler tokens elsewhere first; this verifier only
@@ -32,10 +36,7 @@ export class SecurityKeyVerifier implements Verifier {
     this.#key = auth.security_key
   }
 
-  async verify(credential: Credential): Promise<Principal> {
-    if (safeEqual(credential.token, this.#key)) return SECURITY_KEY_PRINCIPAL
-    throw new GatewayError('TOKEN_INVALID', 'Invalid authentication token', {
-      reason: 'security_key.mismatch',
-    })
+  verify(credential: Credential): Principal | GatewayError {
+    return safeEqual(credential.token, this.#key) ? SECURITY_KEY_PRINCIPAL : MISMATCH
   }
 }

@@ -2,31 +2,42 @@ import { GatewayError } from '../errors.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../principal.js'
 import { isServiceToken, type Credential } from './credential.js'
-import { NOT_RESPONSIBLE, type Verifier, type VerifierAnswer } from './verifier.js'
+import { NOT_RESPONSIBLE, type Verifier, type VerifierResult } from './verifier.js'
 
 const SERVICE_ACCOUNTS_DISABLED = 'Service accounts are not enabled on this AgentOS instance'
+
+const SERVICE_ACCOUNTS_DISABLED_ERROR = new GatewayError(
+  'SERVICE_ACCOUNTS_DISABLED',
+  SERVICE_ACCOUNTS_DISABLED,
+  { reason: 'service_account.disabled' },
+)
 
 /** Claims `svc_pat_` tokens while service accounts are off, and refuses them (503). */
 export class ServiceAccountsOff implements Verifier {
   readonly kind = 'service_account'
 
-  verify(credential: Credential): typeof NOT_RESPONSIBLE {
-    if (!isServiceToken(credential.token)) return NOT_RESPONSIBLE
-    throw new GatewayError('SERVICE_ACCOUNTS_DISABLED', SERVICE_ACCOUNTS_DISABLED, {
-      reason: 'service_account.disabled',
-    })
+  verify(credential: Credential): GatewayError | typeof NOT_RESPONSIBLE {
+    return isServiceToken(credential.token) ? SERVICE_ACCOUNTS_DISABLED_ERROR : NOT_RESPONSIBLE
   }
 }
 
-/** What the chain made of a credential: the claiming verifier's principal, or no claim. */
+/**
+ * What the chain made of a credential: the claiming verifier's principal, its refusal (a
+ * GatewayError, or whatever it threw), or no claim.
+ */
 export type ChainOutcome =
-  | { readonly claimedBy: Verifier['kind']; readonly principal: Principal }
-  | { readonly claimedBy: undefined }
+  | {
+      readonly claimedBy: Verifier['kind']
+      readonly principal: Principal
+      readonly refusal?: never
+    }
+  | { readonly claimedBy: Verifier['kind']; readonly refusal: unknown; readonly principal?: never }
+  | { readonly claimedBy: undefined; readonly principal?: never; readonly refusal?: never }
 
 /**
  * The verifiers of one config in AgentOS's dispatch order (AUTH-3), built once. Each claims the
- * credentials of its shape; one that is not responsible passes the credential on, and a failure
- * (a thrown GatewayError) stops the chain: it never falls through to the next verifier.
+ * credentials of its shape; one that is not responsible passes the credential on, and a refusal
+ * stops the chain: it never falls through to the next verifier.
  */
 export class VerifierChain {
   readonly #verifiers: readonly Verifier[]
@@ -41,47 +52,38 @@ export class VerifierChain {
   }
 
   /**
-   * Asks each verifier in order; answers at once when no verifier had to wait (a cached token),
-   * else with a promise. `onClaim` hears which verifier claimed the credential before its answer
-   * is known, so that a failure is traced to it too.
+   * Asks each verifier in order; answers at once when no verifier had to wait (a cached token, a
+   * refusal made without a lookup), else with a promise. Never throws or rejects: a verifier's
+   * failure, thrown or returned, is the outcome's refusal.
    */
-  verify(
-    credential: Credential,
-    request: InboundRequest,
-    onClaim?: (kind: Verifier['kind']) => void,
-  ): ChainOutcome | Promise<ChainOutcome> {
-    return this.#askFrom(0, credential, request, onClaim)
+  verify(credential: Credential, request: InboundRequest): ChainOutcome | Promise<ChainOutcome> {
+    return this.#askFrom(0, credential, request)
   }
 
   #askFrom(
     first: number,
     credential: Credential,
     request: InboundRequest,
-    onClaim: ((kind: Verifier['kind']) => void) | undefined,
   ): ChainOutcome | Promise<ChainOutcome> {
     const verifiers = this.#verifiers
     for (let index = first; index < verifiers.length; index++) {
       const verifier = verifiers[index] as Verifier
-      let answer: VerifierAnswer
+      let answer
       try {
         answer = verifier.verify(credential, request)
       } catch (error) {
-        onClaim?.(verifier.kind)
-        throw error
+        return { claimedBy: verifier.kind, refusal: error }
       }
       if (answer instanceof Promise) {
         return answer.then(
-          (principal) =>
-            principal === NOT_RESPONSIBLE
-              ? this.#askFrom(index + 1, credential, request, onClaim)
-              : claimed(verifier.kind, principal, onClaim),
-          (error: unknown) => {
-            onClaim?.(verifier.kind)
-            throw error
-          },
+          (result) =>
+            result === NOT_RESPONSIBLE
+              ? this.#askFrom(index + 1, credential, request)
+              : claimed(verifier.kind, result),
+          (error: unknown): ChainOutcome => ({ claimedBy: verifier.kind, refusal: error }),
         )
       }
-      if (answer !== NOT_RESPONSIBLE) return claimed(verifier.kind, answer, onClaim)
+      if (answer !== NOT_RESPONSIBLE) return claimed(verifier.kind, answer)
     }
     return NO_CLAIM
   }
@@ -91,9 +93,9 @@ const NO_CLAIM: ChainOutcome = Object.freeze({ claimedBy: undefined })
 
 function claimed(
   kind: Verifier['kind'],
-  principal: Principal,
-  onClaim: ((kind: Verifier['kind']) => void) | undefined,
+  result: Exclude<VerifierResult, typeof NOT_RESPONSIBLE>,
 ): ChainOutcome {
-  onClaim?.(kind)
-  return { claimedBy: kind, principal }
+  return result instanceof GatewayError
+    ? { claimedBy: kind, refusal: result }
+    : { claimedBy: kind, principal: result }
 }

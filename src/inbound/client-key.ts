@@ -6,6 +6,8 @@ import { isIPv4, isIPv6 } from 'node:net'
  * (`::ffff:a.b.c.d`, as dual-stack sockets report IPv4 peers) counts as the IPv4 address.
  */
 export function throttleKey(address: string): string {
+  // The socket's own form of an IPv4 peer, the usual case, is its key as it is.
+  if (isIPv4(address)) return address
   const bare = address
     .trim()
     .toLowerCase()

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { HotCounter, type BoundCounter } from '../hot-metrics.js'
 import { AUDIT_EVENT_TYPES } from './audit-event.js'
 import type { Reason } from '../reasons.js'
 
@@ -41,7 +42,8 @@ const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 /** Service-account metrics; labels are bounded enums, never a name, id or token. */
 export interface ServiceAccountMetrics {
-  readonly verifications: Counter<'reason'>
+  /** On every request's path (a warm token counts `ok`): a counter without prom-client's label hashing. */
+  readonly verifications: HotCounter<'reason'>
   readonly cacheHits: Counter
   readonly cacheMisses: Counter
   readonly cacheEvictions: Counter<'reason'>
@@ -54,13 +56,13 @@ export interface ServiceAccountMetrics {
 
 export function createServiceAccountMetrics(registry: Registry): ServiceAccountMetrics {
   const registers = [registry]
-  const verifications = new Counter({
+  const verifications = new HotCounter({
     name: 'portcullis_service_account_verifications_total',
     help: `svc_pat_ verifications, by reason (${VERIFICATION_REASONS.join(', ')}).`,
     labelNames: ['reason'] as const,
     registers,
   })
-  for (const reason of VERIFICATION_REASONS) verifications.inc({ reason }, 0)
+  for (const reason of VERIFICATION_REASONS) verifications.bind(reason)
   return {
     verifications,
     cacheHits: new Counter({
@@ -113,7 +115,7 @@ export interface AuditMetrics {
   /** Events written to the trail, by type. */
   readonly events: Counter<'type'>
   /** Every refused svc_pat_ token (not aggregated), by account name, `(unknown)` or `(other)`. */
-  readonly refusedTokens: Counter<'account'>
+  readonly refusedTokens: HotCounter<'account'>
   readonly dropped: Counter<'type'>
   readonly queueDepth: Gauge
   readonly writeFailures: Counter
@@ -136,7 +138,7 @@ export function createAuditMetrics(registry: Registry, queueDepth: () => number)
   })
   return {
     events: byType('portcullis_audit_events_total', 'Audit events written to the trail, by type.'),
-    refusedTokens: new Counter({
+    refusedTokens: new HotCounter({
       name: 'portcullis_audit_refused_tokens_total',
       help: `Refused well-formed svc_pat_ tokens (unknown, revoked, expired), each counted, by account name (${UNKNOWN_ACCOUNT_LABEL} when no account matches; ${OTHER_ACCOUNTS_LABEL} past the first ${MAX_REFUSED_ACCOUNT_LABELS} names).`,
       labelNames: ['account'] as const,
@@ -171,23 +173,25 @@ export const OTHER_ACCOUNTS_LABEL = '(other)'
  * most `MAX_REFUSED_ACCOUNT_LABELS` series; later names share `OTHER_ACCOUNTS_LABEL`.
  */
 export class RefusedTokenCounter {
-  readonly #counter: Counter<'account'>
-  readonly #bound = new Map<string, { inc(): void }>()
-  readonly #unknown: { inc(): void }
-  readonly #other: { inc(): void }
+  readonly #counter: HotCounter<'account'>
+  readonly #bound = new Map<string, BoundCounter>()
+  // Bound on first use: a series is exposed only once something was counted in it.
+  #unknown: BoundCounter | undefined
+  #other: BoundCounter | undefined
 
-  constructor(counter: Counter<'account'>) {
+  constructor(counter: HotCounter<'account'>) {
     this.#counter = counter
-    this.#unknown = counter.labels({ account: UNKNOWN_ACCOUNT_LABEL })
-    this.#other = counter.labels({ account: OTHER_ACCOUNTS_LABEL })
   }
 
   inc(accountName: string | undefined): void {
-    if (accountName === undefined) return this.#unknown.inc()
+    if (accountName === undefined)
+      return (this.#unknown ??= this.#counter.bind(UNKNOWN_ACCOUNT_LABEL)).inc()
     let child = this.#bound.get(accountName)
     if (child === undefined) {
-      if (this.#bound.size >= MAX_REFUSED_ACCOUNT_LABELS) return this.#other.inc()
-      child = this.#counter.labels({ account: accountName })
+      if (this.#bound.size >= MAX_REFUSED_ACCOUNT_LABELS) {
+        return (this.#other ??= this.#counter.bind(OTHER_ACCOUNTS_LABEL)).inc()
+      }
+      child = this.#counter.bind(accountName)
       this.#bound.set(accountName, child)
     }
     child.inc()

@@ -1,4 +1,5 @@
 import { credentialDigest, isServiceToken, type Credential } from '../auth/credential.js'
+import type { GatewayError } from '../errors.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
 import type { Principal } from '../principal.js'
 import { NOT_RESPONSIBLE, type Verifier, type VerifierAnswer } from '../auth/verifier.js'
@@ -78,7 +79,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     this.#store = deps.store
     this.#logger = deps.logger
     this.#metrics = deps.metrics
-    this.#verifiedOk = deps.metrics?.verifications.labels({ reason: 'ok' })
+    this.#verifiedOk = deps.metrics?.verifications.bind('ok')
     this.#clock = deps.clock ?? systemClock
     this.#audit = deps.audit
     this.#cache = new ServiceAccountCache({
@@ -120,10 +121,9 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     await Promise.all([...this.#pendingWrites])
   }
 
-  /** A cached token is answered at once; a refusal made without a lookup is thrown. */
+  /** A cached token is answered at once, and so is a refusal made without a lookup. */
   verify(credential: Credential, request: InboundRequest): VerifierAnswer {
     if (!isServiceToken(credential.token)) return NOT_RESPONSIBLE
-    const client = throttleKey(request.clientAddress)
     const tokenHash = credentialDigest(credential.token)
     // Only well-formed tokens are ever cached, so the shape check can wait for a miss.
     const cached = this.#cache.get(tokenHash)
@@ -134,13 +134,15 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
         'auth: service-account token lookup',
       )
     }
-    if (cached !== undefined) return this.#fromCache(tokenHash, cached, client, request)
+    if (cached !== undefined) return this.#fromCache(tokenHash, cached, request)
+    // Only a refusal needs the client's throttle key: a cached token is answered without it.
+    const client = throttleKey(request.clientAddress)
     // A malformed token costs no lookup but counts like an unknown one.
-    if (checkTokenShape(credential.token) !== 'ok') this.#fail(client, 'malformed', request)
+    if (checkTokenShape(credential.token) !== 'ok') return this.#fail(client, 'malformed', request)
     const refused = this.#refused.get(tokenHash)
-    if (refused !== undefined) this.#fail(client, refused.reason, request, refused.account)
+    if (refused !== undefined) return this.#fail(client, refused.reason, request, refused.account)
     const now = this.#clock.monotonic()
-    if (!this.#throttle.mayLookUp(client, now)) this.#refuseThrottled(client, now)
+    if (!this.#throttle.mayLookUp(client, now)) return this.#refuseThrottled(client, now)
     this.#metrics?.cacheMisses.inc()
     return this.#fromStore(tokenHash, client, request)
   }
@@ -148,38 +150,42 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   #fromCache(
     tokenHash: string,
     cached: ServiceAccountPrincipal,
-    client: string,
     request: InboundRequest,
-  ): Principal {
+  ): Principal | GatewayError {
     // Revocation may wait for the TTL; expiry never does.
     if (isExpired(cached.expiresAt, this.#clock.now())) {
       this.#cache.evict(tokenHash, 'expired')
-      this.#fail(client, 'expired', request, cached.serviceAccount)
+      const client = throttleKey(request.clientAddress)
+      return this.#fail(client, 'expired', request, cached.serviceAccount)
     }
     return this.#succeed(cached, request)
   }
 
-  async #fromStore(tokenHash: string, client: string, request: InboundRequest): Promise<Principal> {
+  async #fromStore(
+    tokenHash: string,
+    client: string,
+    request: InboundRequest,
+  ): Promise<Principal | GatewayError> {
     const generation = this.#cache.generation
     let record: ServiceAccountRecord | null
     try {
       record = await this.#store.findByTokenHash(storedHash(tokenHash))
     } catch (error) {
-      this.#unavailable(error)
+      return this.#unavailable(error)
     }
     if (record === null) {
       this.#refused.remember(tokenHash, UNKNOWN)
-      this.#fail(client, 'unknown', request)
+      return this.#fail(client, 'unknown', request)
     }
     const account = { id: record.id, name: record.name }
     if (record.revokedAt !== null) {
       this.#cache.evict(tokenHash, 'revoked')
       this.#refused.remember(tokenHash, { reason: 'revoked', account })
-      this.#fail(client, 'revoked', request, account)
+      return this.#fail(client, 'revoked', request, account)
     }
     if (isExpired(record.expiresAt, this.#clock.now())) {
       this.#cache.evict(tokenHash, 'expired')
-      this.#fail(client, 'expired', request, account)
+      return this.#fail(client, 'expired', request, account)
     }
     const principal = this.#principals.of(record, tokenHash)
     this.#cache.set(tokenHash, principal, generation)
@@ -197,20 +203,22 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     reason: FailureReason,
     request: InboundRequest,
     account?: { readonly id: string; readonly name: string },
-  ): never {
+  ): GatewayError {
     // A well-formed token refused, throttled or not, is in the trail; a malformed one is noise.
     if (reason !== 'malformed') this.#audit?.refused(reason, account, request)
     const now = this.#clock.monotonic()
-    if (this.#throttle.isLimited(client, now)) this.#refuseThrottled(client, now)
+    if (this.#throttle.isLimited(client, now)) return this.#refuseThrottled(client, now)
     if (this.#throttle.recordFailure(client, now)) {
       this.#audit?.throttled(client, request, this.#throttle.retryAfterSeconds(client, now))
     }
     this.#countVerification(`service_account.${reason}`)
-    this.#logger.debug(
-      { reason: `service_account.${reason}`, account_id: account?.id },
-      'service-account token rejected',
-    )
-    throw invalidTokenError(reason)
+    if (this.#logger.isLevelEnabled('debug')) {
+      this.#logger.debug(
+        { reason: `service_account.${reason}`, account_id: account?.id },
+        'service-account token rejected',
+      )
+    }
+    return invalidTokenError(reason)
   }
 
   /** `portcullis_service_account_verifications_total` by reason, each label set bound once. */
@@ -219,20 +227,20 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     if (metrics === undefined) return
     let counter = this.#verificationsBy.get(reason)
     if (counter === undefined) {
-      counter = metrics.verifications.labels({ reason })
+      counter = metrics.verifications.bind(reason)
       this.#verificationsBy.set(reason, counter)
     }
     counter.inc()
   }
 
-  #refuseThrottled(client: string, now: number): never {
+  #refuseThrottled(client: string, now: number): GatewayError {
     const retryAfter = this.#throttle.retryAfterSeconds(client, now)
     this.#metrics?.throttled.inc()
     this.#countVerification('service_account.throttled')
-    throw throttledError(retryAfter)
+    return throttledError(retryAfter)
   }
 
-  #unavailable(error: unknown): never {
+  #unavailable(error: unknown): GatewayError {
     this.#countVerification('service_account.unavailable')
     // Fail closed on any lookup error, as AgentOS; only an unexpected one is logged as an error.
     if (error instanceof StoreUnavailableError) {
@@ -240,7 +248,7 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     } else {
       this.#logger.error({ err: error }, 'service-account lookup failed')
     }
-    throw unavailableError(error)
+    return unavailableError(error)
   }
 
   #touch(account: { readonly id: string; readonly name: string }, request: InboundRequest): void {

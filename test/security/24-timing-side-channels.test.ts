@@ -107,12 +107,10 @@ void t.test(
   async (t) => {
     const key = new SecurityKeyVerifier({ security_key: 'root-key-0123' })
     for (const guess of ['root-key-012', 'root-key-01234', 'root-key-0124', 'ROOT-KEY-0123', '']) {
-      const refusal = await key
-        .verify({ token: guess, source: 'header' })
-        .catch((error: unknown) => error)
+      const refusal = key.verify({ token: guess, source: 'header' })
       t.ok(refusal instanceof GatewayError && refusal.status === 401, guess)
     }
-    t.equal((await key.verify({ token: 'root-key-0123', source: 'header' })).kind, 'security_key')
+    t.match(key.verify({ token: 'root-key-0123', source: 'header' }), { kind: 'security_key' })
     const scheduler = new SchedulerTokenVerifier(
       {
         internal_service_token: 'itok-0123',
@@ -128,7 +126,7 @@ void t.test(
       agentosCatalogue('2.9').schedulerScopes,
     )
     for (const guess of ['itok-012', 'itok-01234', 'itok-0124', '']) {
-      t.equal(await scheduler.verify({ token: guess, source: 'header' }), NOT_RESPONSIBLE, guess)
+      t.equal(scheduler.verify({ token: guess, source: 'header' }), NOT_RESPONSIBLE, guess)
     }
   },
 )

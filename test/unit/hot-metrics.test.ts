@@ -111,3 +111,16 @@ void t.test('the hot-path helpers record into the labelled series', async (t) =>
   )
   t.match(text, 'portcullis_auth_duration_seconds_count{credential="service_account"} 1')
 })
+
+void t.test('a bound counter is exposed at zero and counts into the same series', async (t) => {
+  const { prom, hot } = await exposedBoth((p, h) => {
+    p.counter.inc({ method: 'GET', route: '/a', status: '200' }, 0)
+    p.counter.inc({ method: 'GET', route: '/b', status: '401' }, 3)
+    h.counter.bind('GET', '/a', '200')
+    const bound = h.counter.bind('GET', '/b', '401')
+    bound.inc()
+    h.counter.inc('GET', '/b', '401')
+    bound.inc()
+  })
+  t.equal(hot, prom)
+})

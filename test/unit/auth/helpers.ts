@@ -25,15 +25,20 @@ export function inbound(rawHeaders: string[]): InboundRequest {
   return inboundRequest({ rawHeaders })
 }
 
-/** Runs `fn` and returns the GatewayError it throws (fails the test with a clear message otherwise). */
+/**
+ * Runs `fn` and returns the refusal it makes: a GatewayError returned (a verifier's refusal is a
+ * value) or thrown, at once or by its promise. Fails the test with a clear message otherwise.
+ */
 export async function gatewayErrorOf(fn: () => unknown): Promise<GatewayError> {
+  let result: unknown
   try {
-    await fn()
+    result = await fn()
   } catch (error) {
     if (error instanceof GatewayError) return error
     throw new Error(`expected a GatewayError, got ${String(error)}`, { cause: error })
   }
-  throw new Error('expected a GatewayError, nothing was thrown')
+  if (result instanceof GatewayError) return result
+  throw new Error('expected a GatewayError, none was thrown or returned')
 }
 
 /** Polls `condition` until it holds or `timeoutMs` passes (a bound, not an assertion on time). */

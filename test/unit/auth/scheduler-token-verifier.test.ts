@@ -27,7 +27,7 @@ void t.test(
       authorization: true,
       internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
     })
-    const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
+    const principal = new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
       bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'),
     )
     t.same(principal, {
@@ -47,7 +47,7 @@ void t.test('78: S mode (security key): authorization off', async (t) => {
     security_key: 'root-key-5f0c8e2a9b7d4c1e6a3f8b0d',
     internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
   })
-  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
+  const principal = new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
     bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'),
   )
   t.not(principal, NOT_RESPONSIBLE)
@@ -63,7 +63,7 @@ void t.test('authorization implied by scope_mappings', async (t) => {
     scope_mappings: { 'GET /x': [] },
     internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f',
   })
-  const principal = await new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
+  const principal = new SchedulerTokenVerifier(auth, SCOPES_2_9).verify(
     bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'),
   )
   t.equal(principal !== NOT_RESPONSIBLE && principal.authorizationEnabled, true)
@@ -74,7 +74,7 @@ void t.test(
   async (t) => {
     const auth = authConfig({ security_key: 'root-key', internal_service_token: 'itok' })
     const verifier = new SchedulerTokenVerifier(auth, agentosCatalogue('3.0').schedulerScopes)
-    const principal = await verifier.verify(bearer('itok'))
+    const principal = verifier.verify(bearer('itok'))
     if (principal === NOT_RESPONSIBLE) throw new Error('expected a principal')
     t.same(principal.scopes, [
       'agents:read',
@@ -101,15 +101,15 @@ void t.test('anything else is not its kind', async (t) => {
     '',
     'svc_pat_x',
   ]) {
-    t.equal(await verifier.verify(bearer(token)), NOT_RESPONSIBLE, JSON.stringify(token))
+    t.equal(verifier.verify(bearer(token)), NOT_RESPONSIBLE, JSON.stringify(token))
   }
   const unconfigured = new SchedulerTokenVerifier(authConfig(), SCOPES_2_9)
   t.equal(
-    await unconfigured.verify(bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f')),
+    unconfigured.verify(bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f')),
     NOT_RESPONSIBLE,
     'no token configured',
   )
-  t.equal(await unconfigured.verify(bearer('')), NOT_RESPONSIBLE)
+  t.equal(unconfigured.verify(bearer('')), NOT_RESPONSIBLE)
 })
 
 void t.test('scopes cannot be changed through a principal', async (t) => {
@@ -117,7 +117,7 @@ void t.test('scopes cannot be changed through a principal', async (t) => {
     authConfig({ internal_service_token: 'itok-scheduler-3e9a7c1f5b2d8e4a6c0f' }),
     SCOPES_2_9,
   )
-  const principal = await verifier.verify(bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'))
+  const principal = verifier.verify(bearer('itok-scheduler-3e9a7c1f5b2d8e4a6c0f'))
   if (principal === NOT_RESPONSIBLE) throw new Error('expected a principal')
   t.throws(() => (principal.scopes as string[]).push('os:admin'))
 })

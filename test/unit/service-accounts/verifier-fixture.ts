@@ -3,6 +3,7 @@ import { Registry } from 'prom-client'
 import type { Credential } from '../../../src/auth/credential.js'
 import { inboundRequest } from '../../helpers/inbound.js'
 import type { InboundRequest } from '../../../src/inbound/inbound-request.js'
+import { GatewayError } from '../../../src/errors.js'
 import type { Config } from '../../../src/config/schema.js'
 import { serviceAccountsSchema } from '../../../src/config/sections/service-accounts.js'
 import { createLogger } from '../../../src/logger.js'
@@ -128,7 +129,7 @@ export function verifierFixture(
       })
       return { token, record }
     },
-    // A promise either way: the verifier answers a cached token, and throws a refusal, at once.
+    // A promise either way: the verifier answers a cached token, and a refusal, at once.
     verify: async (token, clientAddress = '198.51.100.1', userAgent = 'python-httpx/0.27') =>
       verifier.verify(
         bearer(token),
@@ -145,10 +146,10 @@ export function inbound(clientAddress: string): InboundRequest {
   return inboundRequest({ clientAddress })
 }
 
-/** What a verification threw, for assertions on code, reason and headers. */
+/** The refusal a verification made (a value, or thrown), for assertions on code, reason and headers. */
 export async function failure(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
-    () => new Error('expected a failure'),
+    (result) => (result instanceof GatewayError ? result : new Error('expected a failure')),
     (error: unknown) => error,
   )
 }

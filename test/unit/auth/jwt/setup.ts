@@ -1,6 +1,7 @@
 import { JwtVerifier, type JwtVerifierDependencies } from '../../../../src/auth/jwt/jwt-verifier.js'
 import type { Principal } from '../../../../src/principal.js'
 import { NOT_RESPONSIBLE } from '../../../../src/auth/verifier.js'
+import { GatewayError } from '../../../../src/errors.js'
 import { Metrics } from '../../../../src/metrics.js'
 import { fixtures, signJwt } from '../../../helpers/jwt.js'
 import type { LogCapture } from '../../../helpers/log-capture.js'
@@ -61,6 +62,8 @@ export function principalOf(verifier: JwtVerifier): (token: string) => Promise<P
   return async (token) => {
     const result = await verifier.verify(bearer(token))
     if (result === NOT_RESPONSIBLE) throw new Error('expected a principal, got NOT_RESPONSIBLE')
+    // A refusal is a value; these tests read it as the rejection it stands for.
+    if (result instanceof GatewayError) throw result
     return result
   }
 }
