@@ -12,6 +12,7 @@ export type UseClaim = 'none' | 'last_used' | 'address' | 'both'
  * more per account) is made only when a second address is written.
  */
 interface AccountWrites {
+  /** NEVER until the first write. */
   lastUsed: number
   /** The one address written, while there is only one. */
   address: string | undefined
@@ -19,6 +20,13 @@ interface AccountWrites {
   /** Address → its last write, oldest first (a write moves it to the end), once there are two. */
   addresses: Map<string, number> | undefined
 }
+
+/**
+ * "Never written": the monotonic clock never reads below 0. A sentinel of -Infinity made V8 keep
+ * every entry's field as a separate 16-byte number box; whole milliseconds stay in the entry itself
+ * (for the first 24 days of a process; past 2^31 ms they are boxed again).
+ */
+const NEVER = -1
 
 /**
  * Decides when a use is written: `last_used_at` at most once per interval per account in this
@@ -44,11 +52,11 @@ export class LastUsedTracker {
   claim(accountId: string, address: string, nowMs: number): UseClaim {
     let writes = this.#accounts.get(accountId)
     if (writes === undefined) {
-      writes = { lastUsed: -Infinity, address: undefined, addressAt: 0, addresses: undefined }
+      writes = { lastUsed: NEVER, address: undefined, addressAt: 0, addresses: undefined }
       this.#accounts.set(accountId, writes)
     }
     // Rounded up, so an interval is never cut short.
-    const lastUsed = nowMs - writes.lastUsed >= this.#intervalMs
+    const lastUsed = writes.lastUsed === NEVER || nowMs - writes.lastUsed >= this.#intervalMs
     if (lastUsed) writes.lastUsed = Math.ceil(nowMs)
     const seen =
       writes.addresses !== undefined

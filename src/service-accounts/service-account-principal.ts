@@ -33,8 +33,8 @@ export type ServiceAccountPrincipal = Principal & {
 const USER_ID_PREFIX = 'sa:'
 
 /**
- * What the cache keeps per account, so a few fields only: the account's id and name, its user
- * id, its interned scope list, its expiry and the token's digest. What every service-account
+ * What the cache keeps per account, so a few fields only: the account's id, its user id (the
+ * name is read from it), its interned scope list, its expiry and the token's digest. What every service-account
  * principal says alike is on the prototype, and the principal is its own `serviceAccount` view
  * (it has `id` and `name`) instead of holding another object.
  */
@@ -45,7 +45,6 @@ class AccountPrincipal implements ServiceAccountPrincipal {
   // Token scopes are enforced in every mode, open instances included (AUTH-8).
   declare readonly authorizationEnabled: true
   readonly id: string
-  readonly name: string
   readonly userId: string
   readonly scopes: readonly string[]
   readonly expiresAt: number | null
@@ -53,15 +52,21 @@ class AccountPrincipal implements ServiceAccountPrincipal {
 
   constructor(record: ServiceAccountRecord, scopes: readonly string[], credentialHash: string) {
     this.id = record.id
-    // One string for both: joined into a flat `sa:<name>`, the name is a slice of it (V8 shares
-    // the characters of a slice of 13 or more), where a template literal would keep a
-    // concatenation node beside the name and a flat copy once it is read.
+    // Flat: a template literal would keep a concatenation node beside the name, and a flat copy
+    // once it is read.
     this.userId = [USER_ID_PREFIX, record.name].join('')
-    this.name = this.userId.slice(USER_ID_PREFIX.length)
     this.scopes = scopes
     this.expiresAt = record.expiresAt
     this.credentialHash = credentialHash
     Object.freeze(this)
+  }
+
+  /**
+   * Read from the user id when asked (one header of a request, the audit): kept, even as a slice
+   * sharing its characters, it cost every cached account 40 bytes.
+   */
+  get name(): string {
+    return this.userId.slice(USER_ID_PREFIX.length)
   }
 
   get serviceAccount(): { readonly id: string; readonly name: string } {
