@@ -80,6 +80,9 @@ export function gatewayConfig(
     service_accounts: {
       cache_ttl_seconds: setup.cacheTtlSeconds,
       cache_max_entries: setup.cacheMaxEntries,
+      // Longer than a whole run: a throttled address stays throttled, so the 429 rows answer only
+      // 429 (with the default 60 s, each window's end let a few attempts through as 401s).
+      failed_lookup_window_seconds: 3_600,
     },
     database:
       setup.store.kind === 'embedded'

@@ -21,4 +21,8 @@ void t.test('a bench gateway config is valid and pins the AgentOS line', async (
   )
   const parsed = parseConfig(stringify(config), 'bench', { env: {}, readFile: () => '' })
   t.equal(parsed.upstream.agentos_version, '2.9', 'no probe of an upstream that is no AgentOS')
+  t.ok(
+    parsed.service_accounts.failed_lookup_window_seconds >= 3_600,
+    'a throttled address stays throttled for a whole run (the 429 rows answer only 429)',
+  )
 })
