@@ -79,3 +79,11 @@ void t.test('the alerts the runbook promises exist and are described there', asy
       `${rule.alert ?? ''} is explained in docs/operations.md`,
     )
 })
+
+void t.test(
+  'the refused-token alert names accounts only, never the tokens no account has',
+  async (t) => {
+    const rule = rules.find((candidate) => candidate.alert === 'PortcullisRefusedTokenSpike')
+    t.match(rule?.expr ?? '', 'account!="(unknown)"', "guesses are the throttle alert's")
+  },
+)
