@@ -36,28 +36,31 @@ export async function appendEventsIn(
 }
 
 /**
- * Removes the chain's oldest events that occurred before `cutoff` and appends the `prune` event
- * that anchors what is left, inside the caller's transaction, under the chain lock: of concurrent
- * runs on one database, the first removes and the others find nothing left to remove. Only a
- * prefix is removed (up to the first event not older than `cutoff`), so the chain stays whole from
- * its new first event. Returns the prune event, or null when nothing was due.
+ * Removes at most `limit` of the chain's oldest events that occurred before `cutoff` and appends
+ * the `prune` event that anchors what is left, inside the caller's transaction, under the chain
+ * lock: of concurrent runs on one database, each removes what the others left, none the same
+ * event twice. Only a prefix is removed (up to the first event not older than `cutoff`), so the
+ * chain stays whole from its new first event. Returns the prune event, or null when nothing was
+ * due. Only the oldest `limit` events are read, so the work (and the time the lock is held) is
+ * bounded however many are due.
  */
 export async function pruneEventsIn(
   tx: SqlQueryable,
   cutoff: number,
   draft: PruneDraft,
+  limit: number,
 ): Promise<AuditEvent | null> {
   await lockChainIn(tx)
   const head = await chainHead(tx)
   if (head === null) return null
-  const kept = await tx.query(
-    'SELECT seq FROM portcullis_audit_events WHERE occurred_at >= $1 ORDER BY seq LIMIT 1',
-    [cutoff],
-  )
-  const boundary = kept[0] === undefined ? head.seq + 1 : integerColumn(kept[0], 'seq')
   const lastRows = await tx.query(
-    'SELECT seq, hash FROM portcullis_audit_events WHERE seq < $1 ORDER BY seq DESC LIMIT 1',
-    [boundary],
+    `WITH oldest AS (
+       SELECT seq, hash, occurred_at FROM portcullis_audit_events ORDER BY seq LIMIT $2
+     ), kept AS (SELECT min(seq) AS seq FROM oldest WHERE occurred_at >= $1)
+     SELECT seq, hash FROM oldest
+     WHERE (SELECT seq FROM kept) IS NULL OR seq < (SELECT seq FROM kept)
+     ORDER BY seq DESC LIMIT 1`,
+    [cutoff, limit],
   )
   const last = lastRows[0]
   if (last === undefined) return null

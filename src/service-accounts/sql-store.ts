@@ -199,9 +199,9 @@ export class SqlServiceAccountStore implements ServiceAccountStore, ResourceOwne
     })
   }
 
-  async pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null> {
+  async pruneEvents(cutoff: number, draft: PruneDraft, limit: number): Promise<AuditEvent | null> {
     const event = await this.#run('prune_events', () =>
-      this.#client.transaction((tx) => pruneEventsIn(tx, cutoff, draft)),
+      this.#client.transaction((tx) => pruneEventsIn(tx, cutoff, draft, limit)),
     )
     return this.#appended({ result: event, events: event === null ? [] : [event] })
   }

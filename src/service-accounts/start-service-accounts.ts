@@ -88,6 +88,7 @@ export async function startServiceAccounts(
     const retention = new AuditRetention({
       store,
       retentionDays: config.audit.retention_days,
+      batchSize: config.audit.prune_batch_size,
       clock,
       timers: time.timers ?? systemTimers,
       logger,

@@ -120,12 +120,13 @@ export interface ServiceAccountStore {
   /** Up to `limit` events of the chain after `seq`, in chain order: for verification. */
   eventsAfter(seq: number, limit: number): Promise<readonly AuditEvent[]>
   /**
-   * Retention: removes the chain's oldest events that occurred before `cutoff` (epoch
-   * milliseconds), up to the first event that did not, and appends a `prune` event recording the
-   * removal, in one transaction; returns it, or null when no event was due (nothing written).
-   * Of concurrent calls on one database (replicas), one removes what is due.
+   * Retention, one batch: removes the chain's oldest events that occurred before `cutoff` (epoch
+   * milliseconds), up to the first event that did not and at most `limit` of them, and appends a
+   * `prune` event recording the removal, in one transaction; returns it, or null when no event was
+   * due (nothing written). The chain verifies after every batch. Concurrent calls on one database
+   * (replicas) never remove an event twice.
    */
-  pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null>
+  pruneEvents(cutoff: number, draft: PruneDraft, limit: number): Promise<AuditEvent | null>
   /**
    * Revocations made by any replica on the same database. Resolves once the subscription is
    * in place (or its first attempt failed and retries run in the background).

@@ -24,6 +24,11 @@ import type {
   SortColumn,
 } from '../../src/service-accounts/store.js'
 import { mintToken } from '../../src/service-accounts/token-format.js'
+import { createLogger } from '../../src/logger.js'
+import { AuditRetention } from '../../src/service-accounts/audit-retention.js'
+import { FakeClock } from '../helpers/fake-time.js'
+
+const DAY_MS = 86_400_000
 
 /** One empty database. `open` gives another store on it (PostgreSQL) or the same one (embedded). */
 export interface ContractDatabase {
@@ -624,7 +629,7 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
       const { db, store } = await fresh(t)
       const other = await open(t, db)
       const prune = (cutoff: number, occurredAt: number, by = store) =>
-        by.pruneEvents(cutoff, { id: randomUUID(), occurredAt })
+        by.pruneEvents(cutoff, { id: randomUUID(), occurredAt }, 1_000)
       t.equal(await prune(1_000_000, 1_000), null, 'an empty chain: nothing to remove')
       const written = await store.appendEvents(
         [100, 200, 300, 250, 400].map((occurredAt) => newEvent({ occurredAt })),
@@ -705,6 +710,166 @@ export function runStoreContract(t: Test, makeDatabase: MakeContractDatabase): v
       )
       t.match(await verified(other), { pruned: { through: 10, by: 12 } })
       t.same((await verified(other)).problems, [])
+    },
+  )
+
+  void t.test(
+    'pruneEvents removes at most limit events a call; each call leaves a trail that verifies',
+    async (t) => {
+      const { store } = await fresh(t)
+      const written = await store.appendEvents(
+        [100, 110, 120, 130, 140, 150, 160, 500].map((occurredAt) => newEvent({ occurredAt })),
+      )
+      const batch = () => store.pruneEvents(400, { id: randomUUID(), occurredAt: 1_000 }, 3)
+      const verified = async (through: number, by: number) => {
+        const report = await verifyChain((seq, limit) => store.eventsAfter(seq, limit))
+        t.same(report.problems, [], `verifies after the batch of prune event ${by}`)
+        t.match(report.pruned, { through, by, cutoff: 400 })
+      }
+      t.match(await batch(), {
+        seq: 9,
+        details: {
+          removed: 3,
+          first_seq: 1,
+          last_seq: 3,
+          last_hash: written[2]?.hash,
+          cutoff: 400,
+        },
+      })
+      await verified(3, 9)
+      t.match(await batch(), {
+        seq: 10,
+        details: { removed: 3, first_seq: 4, last_seq: 6, last_hash: written[5]?.hash },
+      })
+      await verified(6, 10)
+      t.match(
+        await batch(),
+        {
+          seq: 11,
+          details: { removed: 1, first_seq: 7, last_seq: 7, last_hash: written[6]?.hash },
+        },
+        'the last batch stops at the first event not due',
+      )
+      await verified(7, 11)
+      t.equal(await batch(), null, 'nothing left to remove: nothing written')
+      t.same(
+        (await store.eventsAfter(0, 100)).map((event) => [event.seq, event.type]),
+        [
+          [8, 'refused'],
+          [9, 'prune'],
+          [10, 'prune'],
+          [11, 'prune'],
+        ],
+      )
+    },
+  )
+
+  void t.test(
+    'retention removes in batches: writes go on between them, and a stop between batches leaves a trail that verifies',
+    async (t) => {
+      const { store } = await fresh(t)
+      await store.appendEvents(
+        Array.from({ length: 10 }, (_, index) => newEvent({ occurredAt: 1_000 + index })),
+      )
+      const clock = new FakeClock(10 * DAY_MS)
+      const batches: AuditEvent[] = []
+      let betweenBatches: (() => Promise<unknown>) | undefined
+      /** The store, recording each batch and running `betweenBatches` after the first. */
+      const hooked: Pick<ServiceAccountStore, 'pruneEvents'> = {
+        pruneEvents: async (cutoff, draft, limit) => {
+          const event = await store.pruneEvents(cutoff, draft, limit)
+          if (event !== null) batches.push(event)
+          if (batches.length > 0) await betweenBatches?.()
+          return event
+        },
+      }
+      const retention = (): { runner: AuditRetention; scheduled: Promise<number> } => {
+        let resolveScheduled: (delay: number) => void = () => undefined
+        const scheduled = new Promise<number>((resolve) => {
+          resolveScheduled = resolve
+        })
+        const runner = new AuditRetention({
+          store: hooked,
+          retentionDays: 1,
+          batchSize: 3,
+          clock,
+          timers: {
+            set: (_callback, ms) => {
+              resolveScheduled(ms)
+              return { cancel: () => undefined }
+            },
+          },
+          logger: createLogger({ level: 'silent' }),
+        })
+        return { runner, scheduled }
+      }
+      const verified = async () => {
+        const report = await verifyChain((seq, limit) => store.eventsAfter(seq, limit))
+        t.same(report.problems, [], 'the trail verifies')
+        return report
+      }
+
+      // A run stopped after its second batch: the stop waits for that batch, starts no other.
+      const first = retention()
+      let stopAsked: () => void = () => undefined
+      const asked = new Promise<void>((resolve) => {
+        stopAsked = resolve
+      })
+      betweenBatches = async () => {
+        if (batches.length !== 2) return
+        void first.runner.stop()
+        stopAsked()
+      }
+      first.runner.start()
+      await Promise.race([asked, first.scheduled])
+      await first.runner.stop()
+      t.same(
+        batches.map((event) => [event.seq, event.details.first_seq, event.details.last_seq]),
+        [
+          [11, 1, 3],
+          [12, 4, 6],
+        ],
+        'two batches of three, oldest first, then stopped',
+      )
+      t.match(await verified(), { pruned: { through: 6, by: 12 } }, 'anchored by the last batch')
+      t.same(
+        (await store.eventsAfter(0, 100)).map((event) => event.seq),
+        [7, 8, 9, 10, 11, 12],
+        'the rest is still there',
+      )
+
+      // The next run removes the rest; an audit write issued while it runs is written between
+      // two of its batches, under the chain lock the run releases after each.
+      batches.length = 0
+      let write: Promise<readonly AuditEvent[]> | undefined
+      betweenBatches = async () => {
+        write ??= store.appendEvents([newEvent({ occurredAt: clock.now() })])
+        await write
+      }
+      const second = retention()
+      second.runner.start()
+      t.equal(await second.scheduled, DAY_MS, 'the run is over: the next is due a day later')
+      const [written] = (await write) ?? []
+      t.same(
+        batches.map((event) => [event.seq, event.details.removed]),
+        [
+          [13, 3],
+          [15, 1],
+        ],
+        'the rest in two batches',
+      )
+      t.equal(written?.seq, 14, 'the write went in between the batches, before the run ended')
+      t.match(await verified(), { pruned: { through: 10, by: 15 } })
+      t.same(
+        (await store.eventsAfter(0, 100)).map((event) => [event.seq, event.type]),
+        [
+          [11, 'prune'],
+          [12, 'prune'],
+          [13, 'prune'],
+          [14, 'refused'],
+          [15, 'prune'],
+        ],
+      )
     },
   )
 

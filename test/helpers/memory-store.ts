@@ -207,11 +207,12 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     return this.#events.filter((event) => event.seq > seq).slice(0, limit)
   }
 
-  async pruneEvents(cutoff: number, draft: PruneDraft): Promise<AuditEvent | null> {
+  async pruneEvents(cutoff: number, draft: PruneDraft, limit: number): Promise<AuditEvent | null> {
     this.#check()
     const head = this.#events.at(-1)
     const boundary = this.#events.findIndex((event) => event.occurredAt >= cutoff)
-    const removed = this.#events.splice(0, boundary === -1 ? this.#events.length : boundary)
+    const due = boundary === -1 ? this.#events.length : boundary
+    const removed = this.#events.splice(0, Math.min(due, limit))
     const [first, last] = [removed[0], removed.at(-1)]
     if (first === undefined || last === undefined || head === undefined) return null
     const removal = {

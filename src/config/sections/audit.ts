@@ -58,5 +58,14 @@ export const auditSchema = z
       .describe(
         'Audit events older than this many days are removed, at start-up and then daily, and the removal is recorded as a prune event that `portcullis audit verify` checks the rest of the chain against. At least 1; there is no value that keeps events forever (36500 keeps a century).',
       ),
+    prune_batch_size: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(5_000)
+      .describe(
+        'Most audit events retention removes in one transaction, oldest first, each batch recorded by a prune event of its own. The chain lock is held for one batch only, so audit writes (mints, revokes, queued events) go on between batches however many events are due, and a run stopped (shutdown) between batches leaves a trail that verifies; the next run removes the rest.',
+      ),
   })
   .prefault({})

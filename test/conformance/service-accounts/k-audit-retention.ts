@@ -1,8 +1,8 @@
 /**
  * Audit retention through the gateway, on both stores, on a clock and timers the test moves: the
  * run at start-up and the daily one remove the events past `audit.retention_days`, and the prune
- * event each writes anchors the chain that is left. On PostgreSQL, two gateways pruning at once
- * remove the events once.
+ * event each writes anchors the chain that is left, also when a run removes them in several
+ * batches. On PostgreSQL, two gateways pruning at once remove the events once.
  */
 import t, { type Test } from 'tap'
 import type { AuditEvent } from '../../../src/service-accounts/audit-event.js'
@@ -21,7 +21,7 @@ const runtime = await startRuntime(t)
 const DAY = 86_400_000
 const HOUR = 3_600_000
 const T0 = Date.UTC(2025, 0, 1)
-const RETENTION = { audit: { retention_days: 30 } }
+const RETENTION = { retention_days: 30 }
 
 /** A gateway on `clock` with timers of its own; resolves once its start-up run is over. */
 async function gatewayAt(
@@ -33,7 +33,7 @@ async function gatewayAt(
   const J = await stack(
     t,
     runtime,
-    jConfig({}, { ...sections, ...RETENTION }),
+    jConfig({}, { ...sections, audit: { ...RETENTION, ...(sections.audit as object) } }),
     {},
     {
       clock,
@@ -112,7 +112,7 @@ onStore(t, async (t, store) => {
     await assertVerifies(t, first.store, 2, 4)
     t.match(
       first.J.gateway.logs.text,
-      /"details":\{[^}]*"removed":2[^}]*\}.*"msg":"audit events past the retention removed/,
+      /"removed":2,"batches":1,"through":2,.*"msg":"audit events past the retention removed/,
       'the removal is logged',
     )
     const pruneLine = first.J.gateway.logs
@@ -165,6 +165,43 @@ onStore(t, async (t, store) => {
     )
     await assertVerifies(t, second.store, 4, 5)
   })
+
+  void t.test(
+    'a run removes audit.prune_batch_size events a transaction, each batch anchored',
+    async (t) => {
+      const clock = new FakeClock(T0)
+      const section = await store.section()
+      const {
+        J,
+        timers,
+        store: events,
+      } = await gatewayAt(t, clock, {
+        ...section,
+        audit: { prune_batch_size: 2 },
+      })
+      const admin = await jwt([ADMIN], { sub: 'retention-admin' })
+      for (const name of ['k-b1', 'k-b2', 'k-b3', 'k-b4', 'k-b5']) await mint(J, admin, { name })
+      clock.advance(40 * DAY)
+      await mint(J, admin, { name: 'k-kept' })
+      await runRetention(timers)
+      t.same(
+        (await chainOf(events)).map((event) => [event.seq, event.type, event.details.last_seq]),
+        [
+          [6, 'mint', undefined],
+          [7, 'prune', 2],
+          [8, 'prune', 4],
+          [9, 'prune', 5],
+        ],
+        'three transactions of at most two, oldest first, each with its prune event',
+      )
+      await assertVerifies(t, events, 5, 9)
+      t.match(
+        J.gateway.logs.text,
+        /"removed":5,"batches":3,"through":5,.*"msg":"audit events past the retention removed/,
+        'one line for the run',
+      )
+    },
+  )
 
   if (store.kind === 'postgres')
     void t.test('two gateways on one database prune at once: one removes', async (t) => {

@@ -1,6 +1,6 @@
 /**
- * `portcullis audit verify` on a trail retention pruned, on PostgreSQL with the gateway running:
- * whole, it passes and says what retention removed; with the prune event changed or an event
+ * `portcullis audit verify` on a trail retention pruned in batches, on PostgreSQL with the gateway
+ * running: whole, it passes and says what retention removed; with the prune event changed or an event
  * removed beyond what it records (straight in the database, the trigger disabled as an intruder
  * would), it fails naming the event.
  */
@@ -26,7 +26,11 @@ void t.test('PostgreSQL, a chain retention pruned', { skip: postgresSkipReason()
     runtime,
     jConfig(
       {},
-      { service_accounts: { enabled: true }, database: { url }, audit: { retention_days: 30 } },
+      {
+        service_accounts: { enabled: true },
+        database: { url },
+        audit: { retention_days: 30, prune_batch_size: 2 },
+      },
     ),
     {},
     { clock, timers },
@@ -45,6 +49,18 @@ void t.test('PostgreSQL, a chain retention pruned', { skip: postgresSkipReason()
   await waitFor(() => timers.pending === 1, 'the daily retention run')
 
   const run = (statement: string) => sql(fixture.gateway, statement)
+  t.same(
+    (await run('SELECT seq, type FROM portcullis_audit_events ORDER BY seq')).map((row) => [
+      Number(row.seq),
+      row.type,
+    ]),
+    [
+      [4, 'mint'],
+      [5, 'prune'],
+      [6, 'prune'],
+    ],
+    'removed in two batches of at most two, each recorded by a prune event',
+  )
   const verify = () =>
     portcullis(t, ['audit', 'verify', '--config', 'config/portcullis.yaml'], {
       OS_SECURITY_KEY: 'k-0123456789abcdef0123456789abcdef',
@@ -54,7 +70,7 @@ void t.test('PostgreSQL, a chain retention pruned', { skip: postgresSkipReason()
   t.equal(whole.code, 0, whole.stdout)
   t.match(
     whole.stdout,
-    /^Events up to 3 were removed by retention \(older than 2025-01-06T00:00:00\.000Z\), as prune event 5 records; checked from 4\.\n2 event\(s\) checked; newest: 5 [0-9a-f]{64}\nNo event was changed/,
+    /^Events up to 3 were removed by retention \(older than 2025-01-06T00:00:00\.000Z\), as prune event 6 records; checked from 4\.\n3 event\(s\) checked; newest: 6 [0-9a-f]{64}\nNo event was changed/,
   )
 
   await run('ALTER TABLE portcullis_audit_events DISABLE TRIGGER USER')
@@ -65,13 +81,13 @@ void t.test('PostgreSQL, a chain retention pruned', { skip: postgresSkipReason()
     return report.stdout
   }
   const setRemoved = (count: number) =>
-    `UPDATE portcullis_audit_events SET details = jsonb_set(details, '{removed}', '${count}') WHERE seq = 5`
+    `UPDATE portcullis_audit_events SET details = jsonb_set(details, '{removed}', '${count}') WHERE seq = 6`
   t.match(
     await broken(setRemoved(4)),
-    /^event 4 is not the start of the chain, and no prune event records the removal of the events before it\nevent 5 changed/,
+    /^event 4 is not the start of the chain, and no prune event records the removal of the events before it\nevent 6 changed/,
     'a changed prune event anchors nothing',
   )
-  await run(setRemoved(3))
+  await run(setRemoved(1))
   t.equal((await verify()).code, 0, 'changed back: whole again')
   t.match(
     await broken('DELETE FROM portcullis_audit_events WHERE seq = 4'),

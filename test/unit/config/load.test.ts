@@ -643,3 +643,24 @@ void t.test('audit.retention_days: 365 unless given, a whole number of days from
       value,
     )
 })
+
+void t.test(
+  'audit.prune_batch_size: 5000 unless given, a whole number from 1 to 100000',
+  async (t) => {
+    const withKey = (size: string) =>
+      `auth:\n  security_key: ${STRONG_SECURITY_KEY}\n${size === '' ? '' : `audit:\n  prune_batch_size: ${size}\n`}`
+    t.equal(parse(withKey('')).audit.prune_batch_size, 5_000, 'the default')
+    t.equal(parse(withKey('1')).audit.prune_batch_size, 1)
+    t.equal(parse(withKey('100000')).audit.prune_batch_size, 100_000)
+    for (const [value, issue] of [
+      ['0', 'Too small: expected number to be >=1'],
+      ['2.5', 'Invalid input: expected int, received number'],
+      ['100001', 'Too big: expected number to be <=100000'],
+    ] as const)
+      t.same(
+        issuesOf(() => parse(withKey(value))),
+        [`audit.prune_batch_size: ${issue}`],
+        value,
+      )
+  },
+)
