@@ -80,6 +80,8 @@ export function rewriteFieldList(
   pins: readonly FieldPin[],
   observed: readonly string[],
 ): FieldListRewrite {
+  // No field to read or remove (a request without a query, the common case): only the pins.
+  if (text === '') return pinsOnly(pins)
   const seen = new Map<string, unknown[]>()
   const kept: string[] = []
   const removed = new Set<string>()
@@ -117,4 +119,22 @@ export function rewriteFieldList(
   const tail = added.join('&')
   const joined = head === '' ? tail : tail === '' ? head : `${head}&${tail}`
   return { text: joined, changed: true, observed: seen }
+}
+
+const NOTHING_SEEN: ObservedFields = new Map()
+const UNCHANGED_EMPTY: FieldListRewrite = Object.freeze({
+  text: '',
+  changed: false,
+  observed: NOTHING_SEEN,
+})
+
+/** An empty list rewritten: the pins that always apply, nothing observed. */
+function pinsOnly(pins: readonly FieldPin[]): FieldListRewrite {
+  let text = ''
+  for (const pin of pins) {
+    if (!pin.always) continue
+    const field = `${encodeURIComponent(pin.name)}=${encodeURIComponent(pin.value)}`
+    text = text === '' ? field : `${text}&${field}`
+  }
+  return text === '' ? UNCHANGED_EMPTY : { text, changed: true, observed: NOTHING_SEEN }
 }
