@@ -232,7 +232,11 @@ export class AuthPipeline {
       trace.source = credential.source
       const outcome = this.#chain.verify(credential, request)
       if (!(outcome instanceof Promise)) return this.#authenticated(outcome, use, trace)
-      return outcome.then((settled) => this.#authenticated(settled, use, trace))
+      // The chain never rejects; a rejection all the same is a refusal, never a pass.
+      return outcome.then(
+        (settled) => this.#authenticated(settled, use, trace),
+        (error: unknown) => this.#refused(error, use, trace),
+      )
     } catch (error) {
       return this.#refused(error, use, trace)
     }

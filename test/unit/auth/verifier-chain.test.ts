@@ -97,25 +97,26 @@ void t.test('service accounts off: svc_pat_ tokens are claimed and refused (401)
   })
 })
 
+const build = (auth: Record<string, unknown>, verifiers: Partial<Record<string, Verifier>>) => {
+  const config = authConfig(auth)
+  return new AuthPipeline({
+    mode: summarizeAuthMode(config),
+    credentials: config,
+    excluded: new ExcludedRoutes([]),
+    catalogue: testCatalogue(),
+    authorizer: new Authorizer({
+      grants: new Grants('agent_os:admin'),
+      denyUnmapped: false,
+      userIsolation: false,
+    }),
+    serviceAccounts: verifiers['serviceAccounts'],
+    scheduler: verifiers['scheduler'],
+    jwt: verifiers['jwt'],
+    securityKey: verifiers['securityKey'],
+  })
+}
+
 void t.test('the pipeline builds the chain once per config, in dispatch order', async (t) => {
-  const build = (auth: Record<string, unknown>, verifiers: Partial<Record<string, Verifier>>) => {
-    const config = authConfig(auth)
-    return new AuthPipeline({
-      mode: summarizeAuthMode(config),
-      credentials: config,
-      excluded: new ExcludedRoutes([]),
-      catalogue: testCatalogue(),
-      authorizer: new Authorizer({
-        grants: new Grants('agent_os:admin'),
-        denyUnmapped: false,
-        userIsolation: false,
-      }),
-      serviceAccounts: verifiers['serviceAccounts'],
-      scheduler: verifiers['scheduler'],
-      jwt: verifiers['jwt'],
-      securityKey: verifiers['securityKey'],
-    })
-  }
   const jwt = claiming('jwt', '', () => SECURITY_KEY_PRINCIPAL)
   const scheduler = claiming('scheduler', 'itok', () => SECURITY_KEY_PRINCIPAL)
   const accounts = claiming('service_account', 'svc_pat_', () => SECURITY_KEY_PRINCIPAL)
@@ -161,3 +162,23 @@ void t.test(
     t.same(waiting.offered, ['eyJ.x'], 'nothing after a refusal is asked')
   },
 )
+
+void t.test('a verifier that breaks the chain itself is a refusal, never a pass', async (t) => {
+  const waiting = claiming('service_account', 'svc_pat_', () => SECURITY_KEY_PRINCIPAL)
+  // Asked after the waiting one passed the credential on: reading its kind throws inside the
+  // chain's own continuation.
+  const broken = {
+    get kind(): Verifier['kind'] {
+      throw new TypeError('a broken verifier')
+    },
+    verify: () => {
+      throw new TypeError('a broken verifier')
+    },
+  } as unknown as Verifier
+  const pipeline = build({ verification_keys: ['k'] }, { serviceAccounts: waiting, jwt: broken })
+  const decision = await pipeline.decide(
+    inboundRequest({ path: '/sessions', rawHeaders: ['Authorization', 'Bearer eyJ.a.b'] }),
+  )
+  t.equal(decision.outcome, 'denied')
+  t.equal(decision.principal, undefined)
+})
