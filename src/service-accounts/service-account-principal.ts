@@ -34,8 +34,8 @@ const USER_ID_PREFIX = 'sa:'
 
 /**
  * What the cache keeps per account, so a few fields only: the account's id, its user id (the
- * name is read from it), its interned scope list, its expiry and the token's digest. What every service-account
- * principal says alike is on the prototype, and the principal is its own `serviceAccount` view
+ * name is read from it), its interned scope list, its expiry and the token's digest. What every
+ * service-account principal says alike is on the prototype, and the principal is its own `serviceAccount` view
  * (it has `id` and `name`) instead of holding another object.
  */
 class AccountPrincipal implements ServiceAccountPrincipal {
@@ -62,8 +62,8 @@ class AccountPrincipal implements ServiceAccountPrincipal {
   }
 
   /**
-   * Read from the user id when asked (one header of a request, the audit): kept, even as a slice
-   * sharing its characters, it cost every cached account 40 bytes.
+   * Read from the user id when asked (building a plan's identity headers, the audit): kept, even
+   * as a slice sharing its characters, it cost every cached account 40 bytes.
    */
   get name(): string {
     return this.userId.slice(USER_ID_PREFIX.length)

@@ -71,8 +71,6 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
   readonly #pendingWrites = new Set<Promise<void>>()
   // Bound once: the success counter is on every request's path.
   readonly #verifiedOk: { inc(): void } | undefined
-  /** The refusal reasons' counters, bound on first use (a closed set of reasons). */
-  readonly #verificationsBy = new Map<VerificationReason, { inc(): void }>()
 
   constructor(deps: ServiceAccountVerifierDeps) {
     const { config } = deps
@@ -221,16 +219,9 @@ export class ServiceAccountVerifier implements Verifier, RevocationSubscriber {
     return invalidTokenError(reason)
   }
 
-  /** `portcullis_service_account_verifications_total` by reason, each label set bound once. */
+  /** `portcullis_service_account_verifications_total` by reason (no label hashing). */
   #countVerification(reason: VerificationReason): void {
-    const metrics = this.#metrics
-    if (metrics === undefined) return
-    let counter = this.#verificationsBy.get(reason)
-    if (counter === undefined) {
-      counter = metrics.verifications.bind(reason)
-      this.#verificationsBy.set(reason, counter)
-    }
-    counter.inc()
+    this.#metrics?.verifications.inc(reason)
   }
 
   #refuseThrottled(client: string, now: number): GatewayError {
