@@ -1,5 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http'
-import { interfaceUserId, type Principal } from '../principal.js'
+import type { Principal } from '../principal.js'
 import type { AuthMode, AuthModeSummary } from '../config/auth-mode.js'
 import { BoundedCache } from '../bounded-cache.js'
 import { GatewayError } from '../errors.js'
@@ -8,13 +7,14 @@ import { normalizeHeaderName } from '../upstream/upstream-headers.js'
 import { AssertionSigner } from './assertion-signer.js'
 import { callerScope, SCHEDULE_OWNER_HEADER } from './caller-scope.js'
 import { pinBody } from './body-pinning.js'
-import { CredentialHandling, type CredentialAdjustments } from './credential-handling.js'
+import { CredentialHandling } from './credential-handling.js'
 import type { ObservedFields } from './field-pin.js'
-import { identityHeaders, refuseReservedUserIdHeader } from './identity-headers.js'
+import { refuseReservedUserIdHeader } from './identity-headers.js'
 import type { IdentityConfig, PlanInput } from './identity-plan.js'
 import { learningsDenial } from './identity-routes.js'
 import { filterListing, reportAuthMode } from './response-rewrites.js'
-import { bodyPinsFor, queryPinsFor, SESSION_ID, USER_ID } from './route-pins.js'
+import { PrincipalPlans } from './principal-plans.js'
+import { bodyPinsFor, SESSION_ID, USER_ID } from './route-pins.js'
 import { rewriteFieldList } from './url-encoded-fields.js'
 
 const SESSION_ONLY: readonly string[] = [SESSION_ID]
@@ -43,7 +43,7 @@ export class IdentityEnforcer {
   // built once (per variant of credential handling). Bounded rather than one per cached
   // principal: with 100,000 cached service accounts, plans for all of them cost more heap than
   // the accounts themselves.
-  readonly #plans = new BoundedCache<Principal, (ForwardPlan | undefined)[]>({
+  readonly #plans = new BoundedCache<Principal, PrincipalPlans>({
     max: MAX_PRINCIPAL_PLANS,
   })
 
@@ -134,12 +134,20 @@ export class IdentityEnforcer {
     const gated = scoped !== null && (route === 'run-gated' || route === 'run-continue')
     const checksLearnings = scoped !== null && route === 'learnings'
     const observed = gated ? SESSION_ONLY : checksLearnings ? USER_ONLY : NOTHING_OBSERVED
-    const queryPins = queryPinsFor(route, uid, scoped, interfaceUserId(principal))
+    const plans =
+      this.#plans.get(principal) ?? this.#plans.remember(principal, new PrincipalPlans(principal))
+    const queryPins = plans.queryPins(route === 'fork', scoped)
     let query: string | undefined
     let sessionGiven = false
+    // A request that sent no query gets the pins alone, built once with the principal's plans.
+    let emptyQueryPinned = false
     if (queryPins.length > 0) {
-      const rewrite = rewriteFieldList(input.query, 'query', queryPins, observed)
+      const rewrite =
+        input.query === ''
+          ? plans.emptyQuery()
+          : rewriteFieldList(input.query, 'query', queryPins, observed)
       if (rewrite.changed) query = rewrite.text
+      emptyQueryPinned = rewrite.changed && input.query === ''
       if (checksLearnings) this.#refuseForeignLearnings(rewrite.observed, scoped, method, path)
       sessionGiven = hasValue(rewrite.observed.get(SESSION_ID))
     }
@@ -149,12 +157,12 @@ export class IdentityEnforcer {
     const answer = { query, rewriteResponse }
     if (pins === undefined || input.body === undefined) {
       if (sessionRequired !== false) requireSession(sessionRequired, principal, undefined)
-      return this.#withHeaders(input, isPublic, answer)
+      return this.#withHeaders(input, isPublic, answer, plans, emptyQueryPinned)
     }
     const afterPins = (observedInBody: ObservedFields): ForwardPlan | Promise<ForwardPlan> => {
       if (checksLearnings) this.#refuseForeignLearnings(observedInBody, scoped, method, path)
       if (sessionRequired !== false) requireSession(sessionRequired, principal, observedInBody)
-      return this.#withHeaders(input, isPublic, answer)
+      return this.#withHeaders(input, isPublic, answer, plans, emptyQueryPinned)
     }
     const observedInBody = pinBody(input.body, pins)
     return observedInBody instanceof Promise
@@ -162,34 +170,31 @@ export class IdentityEnforcer {
       : afterPins(observedInBody)
   }
 
-  /** The principal's headers plan, last (a refused request costs no signature), and the rest. */
+  /**
+   * The principal's headers plan, last (a refused request costs no signature), with the rest of
+   * the answer. Without an assertion to sign, a request that changes nothing but headers and the
+   * pins of an empty query gets a plan shared by every such request of the principal.
+   */
   #withHeaders(
     input: PlanInput,
     isPublic: boolean,
     answer: Pick<ForwardPlan, 'query' | 'rewriteResponse'>,
+    plans: PrincipalPlans,
+    emptyQueryPinned: boolean,
   ): ForwardPlan | Promise<ForwardPlan> {
-    const plan = this.#headersPlan(input.principal, input.headers, isPublic)
-    if (answer.query === undefined && answer.rewriteResponse === undefined) return plan
-    return plan instanceof Promise
-      ? plan.then((signed) => ({ ...signed, ...answer }))
-      : { ...plan, ...answer }
-  }
-
-  /** The plan that only sets this principal's headers: built once, unless it carries an assertion. */
-  #headersPlan(
-    principal: Principal,
-    headers: IncomingHttpHeaders,
-    isPublic: boolean,
-  ): ForwardPlan | Promise<ForwardPlan> {
-    const credentials = this.#credentials.adjustments(principal, headers, isPublic)
-    const plans = this.#plans.get(principal) ?? this.#plans.remember(principal, [])
-    const shared = (plans[credentials.variant] ??= headersOnly(principal, credentials))
+    const principal = input.principal
+    const credentials = this.#credentials.adjustments(principal, input.headers, isPublic)
+    const shared = plans.headersOnly(credentials)
     const signer = this.signer
-    if (signer === undefined || !principal.authenticated) return shared
+    if (signer === undefined || !principal.authenticated) {
+      if (answer.rewriteResponse !== undefined) return { ...shared, ...answer }
+      if (answer.query === undefined) return shared
+      return emptyQueryPinned ? plans.headersWithEmptyQuery(credentials) : { ...shared, ...answer }
+    }
     const header = this.#assertionHeader
     return signer.assertionFor(principal).then((assertion) => {
       const inject = [...shared.headers.inject, [header, assertion] as const]
-      return { ...shared, headers: { ...shared.headers, inject } }
+      return { ...shared, headers: { ...shared.headers, inject }, ...answer }
     })
   }
 
@@ -220,16 +225,6 @@ function requireSession(
       reason: 'identity.session_required',
     })
   }
-}
-
-function headersOnly(principal: Principal, credentials: CredentialAdjustments): ForwardPlan {
-  const { drop, dropCookie } = credentials
-  return Object.freeze({
-    headers: Object.freeze({ drop, dropCookie, inject: identityHeaders(principal) }),
-    query: undefined,
-    rewriteResponse: undefined,
-    endsWith: principal,
-  })
 }
 
 function hasValue(values: readonly unknown[] | undefined): boolean {

@@ -18,7 +18,7 @@ function pin(name: string, value: string, always: boolean): FieldPin {
  * may name its interface alias instead, to read what it ran over A2A or AG-UI (A2A-3).
  */
 export function queryPinsFor(
-  route: IdentityClass | undefined,
+  fork: boolean,
   uid: string | null,
   scoped: string | null,
   alias: string | null = null,
@@ -27,7 +27,7 @@ export function queryPinsFor(
     const scopedPin = pin(USER_ID, scoped, true)
     return [alias === null || alias === scoped ? scopedPin : { ...scopedPin, accepted: [alias] }]
   }
-  if (route === 'fork' && uid !== null) return [pin(USER_ID, uid, true)]
+  if (fork && uid !== null) return [pin(USER_ID, uid, true)]
   return NO_PINS
 }
 

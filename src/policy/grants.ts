@@ -17,6 +17,9 @@ const MAX_PARSED_SCOPES = 4_096
 export class Grants {
   readonly adminScope: string
   readonly #parsed = new BoundedCache<string, ParsedScope>({ max: MAX_PARSED_SCOPES })
+  readonly #heldLists = new WeakMap<readonly string[], readonly ParsedScope[]>()
+  /** Requirements as checked on one path (by its resource context), by requirement. */
+  readonly #onPath = new WeakMap<ResourceContext, Map<string, ParsedScope>>()
 
   constructor(adminScope: string) {
     this.adminScope = adminScope
@@ -30,7 +33,8 @@ export class Grants {
   ): boolean {
     if (callerScopes.includes(this.adminScope)) return true
     const required = this.#effectiveRequirement(requirement, context)
-    return callerScopes.some((scope) => scopeCovers(this.#parse(scope), required))
+    for (const held of this.#held(callerScopes)) if (scopeCovers(held, required)) return true
+    return false
   }
 
   /** All requirements must hold (AND); each may be satisfied by a different scope. */
@@ -63,6 +67,19 @@ export class Grants {
     return ids
   }
 
+  /**
+   * A caller's scopes, parsed. Principals are immutable and cached, and a service account's list
+   * is shared by every account with the same scopes, so the same array comes back.
+   */
+  #held(callerScopes: readonly string[]): readonly ParsedScope[] {
+    let held = this.#heldLists.get(callerScopes)
+    if (held === undefined) {
+      held = callerScopes.map((scope) => this.#parse(scope))
+      this.#heldLists.set(callerScopes, held)
+    }
+    return held
+  }
+
   #parse(scope: string): ParsedScope {
     return (
       this.#parsed.get(scope) ?? this.#parsed.remember(scope, parseScope(scope, this.adminScope))
@@ -75,11 +92,19 @@ export class Grants {
    * SCOPE-3); a 3-part requirement is used verbatim.
    */
   #effectiveRequirement(requirement: string, context: ResourceContext | undefined): ParsedScope {
-    const parts = requirement.split(':')
-    if (parts.length === 2 && context?.id !== undefined) {
-      const action = parts[1] ?? ''
-      return this.#parse(`${context.family}:${context.id}:${action}`)
+    if (context?.id === undefined) return this.#parse(requirement)
+    // A path's matched route, and so its context, is shared by the requests for that path.
+    let onPath = this.#onPath.get(context)
+    if (onPath === undefined) this.#onPath.set(context, (onPath = new Map()))
+    let parsed = onPath.get(requirement)
+    if (parsed === undefined) {
+      const parts = requirement.split(':')
+      parsed =
+        parts.length === 2
+          ? this.#parse(`${context.family}:${context.id}:${parts[1] ?? ''}`)
+          : this.#parse(requirement)
+      onPath.set(requirement, parsed)
     }
-    return this.#parse(requirement)
+    return parsed
   }
 }

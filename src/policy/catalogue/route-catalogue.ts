@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../bounded-cache.js'
 import { parseTemplate, type TemplateSegment } from '../route-template.js'
 import { RouteTable, type RouteEntry, type RouteMatch } from '../route-table.js'
 import { pathSegments, TemplateTrie } from '../template-trie.js'
@@ -112,6 +113,10 @@ function familyLabel(families: ReadonlySet<string>, segments: readonly string[])
   return families.has(first) ? `/${first}` : 'other'
 }
 const WILDCARD_METHOD = '*'
+/** Matches remembered per method: far more than the paths a deployment's clients use at once. */
+const REMEMBERED_MATCHES = 2_048
+/** Longer paths are matched every time: a remembered path is kept, and keys stay small. */
+const MAX_REMEMBERED_PATH = 512
 
 /**
  * One AgentOS line's routes compiled for one config: the scope table in force (the line's
@@ -128,6 +133,8 @@ export class RouteCatalogue {
   readonly routes: readonly CompiledRoute[]
   readonly #tries = new Map<string, TemplateTrie<CompiledRoute>>()
   readonly #families: ReadonlySet<string>
+  /** Recent matches by method, then path: a match depends on nothing else. */
+  readonly #recent = new Map<string, BoundedCache<string, MatchedRoute>>()
 
   constructor(options: CatalogueOptions) {
     const { catalogue, interfaces } = options
@@ -160,8 +167,21 @@ export class RouteCatalogue {
     this.#families = families
   }
 
-  /** `path` is canonical (no query string, no trailing `/`); the method is case-sensitive. */
+  /**
+   * `path` is canonical (no query string, no trailing `/`); the method is case-sensitive. Clients
+   * ask for the same few paths over and over, so recent answers are kept, per method.
+   */
   match(requestMethod: string, path: string): MatchedRoute {
+    if (path.length > MAX_REMEMBERED_PATH) return this.#match(requestMethod, path)
+    let recent = this.#recent.get(requestMethod)
+    if (recent === undefined) {
+      recent = new BoundedCache({ max: REMEMBERED_MATCHES })
+      this.#recent.set(requestMethod, recent)
+    }
+    return recent.get(path) ?? recent.remember(path, this.#match(requestMethod, path))
+  }
+
+  #match(requestMethod: string, path: string): MatchedRoute {
     const segments = pathSegments(path) ?? []
     let method = requestMethod
     let rule = this.scopes.matchSegments(method, segments)
@@ -171,16 +191,16 @@ export class RouteCatalogue {
     }
     const route =
       this.#tries.get(method)?.find(segments) ?? this.#tries.get(WILDCARD_METHOD)?.find(segments)
-    return {
+    return Object.freeze({
       method,
       path,
-      segments,
+      segments: Object.freeze(segments),
       rule,
       route,
       context: resourceContext(segments),
       gate: route === undefined ? undefined : routeGate(route, segments),
       familyLabel: this.#familyLabel(segments),
-    }
+    })
   }
 
   #familyLabel(segments: readonly string[]): string {

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { enforcer, jwtUser, planInput } from './helpers.js'
+import { testCatalogue } from '../../helpers/catalogue.js'
+import { ADMIN, enforcer, jwtUser, planInput, TestEnforcer, testConfig } from './helpers.js'
 
 void t.test('a principal that only needs headers gets one shared plan', async (t) => {
   const identity = enforcer()
@@ -23,4 +24,57 @@ void t.test('plans are kept for a bounded number of principals, then rebuilt equ
   const later = await identity.plan(planInput({ principal: alice, path: '/agents/a1' }))
   t.not(later, first, 'rebuilt')
   t.same(later, first, 'with the same content')
+})
+
+void t.test('a scoped caller without a query shares one plan that carries its pin', async (t) => {
+  const identity = enforcer()
+  const account = jwtUser('sa:ci-bot', ['sessions:read'])
+  const first = await identity.plan(planInput({ principal: account, path: '/sessions' }))
+  t.equal(first.query, 'user_id=sa%3Aci-bot')
+  t.ok(Object.isFrozen(first))
+  const again = await identity.plan(planInput({ principal: account, path: '/sessions' }))
+  t.equal(again, first, 'the same plan for the next request without a query')
+  const queried = await identity.plan(
+    planInput({ principal: account, path: '/sessions', query: 'type=agent&user_id=someone' }),
+  )
+  t.equal(queried.query, 'type=agent&user_id=sa%3Aci-bot', 'a query of its own is rewritten')
+  const headersOnly = await identity.plan(planInput({ principal: ADMIN, path: '/sessions' }))
+  t.equal(headersOnly.query, undefined, 'an admin is not pinned')
+  t.equal(
+    await identity.plan(planInput({ principal: account, path: '/sessions' })),
+    first,
+    'still shared after a request with a query',
+  )
+})
+
+void t.test('the pins are built again when what they pin changes', async (t) => {
+  const identity = enforcer()
+  const fork = '/agents/a1/sessions/s1/fork'
+  const plan = async (path: string) =>
+    (await identity.plan(planInput({ principal: ADMIN, method: 'POST', path }))).query
+  t.equal(await plan(fork), 'user_id=root', 'a fork pins the unscoped caller')
+  t.equal(await plan('/agents/a1/sessions/s1'), undefined, 'another route does not')
+  t.equal(await plan(fork), 'user_id=root', 'the fork again')
+
+  const scheduler = { ...jwtUser('__scheduler__', ['sessions:read']), kind: 'scheduler' as const }
+  const isolated = new TestEnforcer(
+    testConfig({ auth: { user_isolation: true } }),
+    'jwt',
+    undefined,
+    true,
+  )
+  const owned = async (owner: string) =>
+    (
+      await isolated.plan(
+        planInput({
+          principal: scheduler,
+          path: '/sessions',
+          catalogue: testCatalogue({ line: '3.0' }),
+          headers: { 'x-schedule-owner': owner },
+        }),
+      )
+    ).query
+  t.equal(await owned('alice'), 'user_id=alice')
+  t.equal(await owned('bob'), 'user_id=bob', 'another owner, other pins')
+  t.equal(await owned('alice'), 'user_id=alice')
 })

@@ -130,3 +130,37 @@ void t.test('accessibleIds: admin, global and wildcard give all; ids otherwise',
   )
   t.same(accessibleIds(['bogus', 'agents:*'], 'agents', read, ADMIN), new Set())
 })
+
+void t.test('one instance asked again and again answers as a fresh one does', async (t) => {
+  const contexts = ['/agents/a1', '/agents/a2', '/agents/a:b', '/agents/*', '/teams/t1', '/agents']
+    .map(resourceContext)
+    .concat([undefined])
+  const lists: readonly (readonly string[])[] = [
+    ['agents:read'],
+    ['agents:a1:read'],
+    ['agents:*:read'],
+    ['teams:read', 'agents:a2:run'],
+    ['agents:a:b:read'],
+    ['os:admin'],
+    [],
+  ]
+  const requirements = ['agents:read', 'agents:run', 'teams:read', 'agents:a1:read', 'unknown']
+  for (const adminScope of ['os:admin', 'agents:a1:read']) {
+    const shared = new Grants(adminScope)
+    const wrong: string[] = []
+    // Twice over: the second pass reads what the first one remembered.
+    for (let pass = 0; pass < 2; pass++) {
+      for (const scopes of lists) {
+        for (const requirement of requirements) {
+          for (const context of contexts) {
+            const expected = satisfies([...scopes], requirement, context, adminScope)
+            if (shared.satisfies(scopes, requirement, context) !== expected) {
+              wrong.push(`${adminScope} ${scopes.join(',')} ${requirement} ${context?.id}`)
+            }
+          }
+        }
+      }
+    }
+    t.same(wrong, [], `admin scope ${adminScope}`)
+  }
+})

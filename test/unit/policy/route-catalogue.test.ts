@@ -17,6 +17,30 @@ import {
 const v29 = testCatalogue()
 const v30 = testCatalogue({ line: '3.0' })
 
+void t.test('a path asked for again gets the same frozen match, per method', async (t) => {
+  const catalogue = testCatalogue()
+  const first = catalogue.match('GET', '/agents/a1')
+  t.ok(Object.isFrozen(first) && Object.isFrozen(first.segments), 'shared, so never changed')
+  t.equal(catalogue.match('GET', '/agents/a1'), first, 'remembered')
+  const run = catalogue.match('POST', '/agents/a1')
+  t.not(run, first, 'another method, another match')
+  t.equal(run.method, 'POST')
+  const head = catalogue.match('HEAD', '/agents/a1')
+  t.equal(head.method, 'GET', 'HEAD is decided as its GET')
+  t.same(head.gate, first.gate)
+  // Far more paths than are remembered: each is still matched on its own, the first again later.
+  const wrong: number[] = []
+  for (let index = 0; index < 5_000; index++) {
+    if (catalogue.match('GET', `/agents/x${index}`).gate?.id !== `x${index}`) wrong.push(index)
+  }
+  t.same(wrong, [], 'each of them matched on its own')
+  const again = catalogue.match('GET', '/agents/a1')
+  t.same(again, first, 'matched again, the same answer')
+  const long = `/agents/${'a'.repeat(600)}`
+  t.not(catalogue.match('GET', long), catalogue.match('GET', long), 'a long path is not kept')
+  t.equal(catalogue.match('GET', long).gate?.id, 'a'.repeat(600))
+})
+
 void t.test('one match gives the rule, the route, its gate and the resource context', async (t) => {
   const run = v29.match('POST', '/agents/a1/runs')
   t.same(run.rule, { template: '/agents/*/runs', scopes: ['agents:run'], source: 'default' })
