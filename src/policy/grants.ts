@@ -95,7 +95,7 @@ export class Grants {
     if (context?.id === undefined) return this.#parse(requirement)
     // A path's matched route, and so its context, is shared by the requests for that path.
     let onPath = this.#onPath.get(context)
-    if (onPath === undefined) this.#onPath.set(context, (onPath = new Map()))
+    if (onPath === undefined) this.#onPath.set(context, (onPath = new Map<string, ParsedScope>()))
     let parsed = onPath.get(requirement)
     if (parsed === undefined) {
       const parts = requirement.split(':')
