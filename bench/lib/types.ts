@@ -79,12 +79,28 @@ export interface SkippedScenario {
   readonly reason: string
 }
 
+/** One path of the latency phase: medians over the rounds (µs), requests summed. */
+export interface LatencyPath {
+  readonly p50Us: number
+  readonly p99Us: number
+  readonly requests: number
+}
+
 export interface LatencyResult {
   readonly rate: number
-  readonly direct: { readonly p50Us: number; readonly p99Us: number; readonly requests: number }
-  readonly gateway: { readonly p50Us: number; readonly p99Us: number; readonly requests: number }
+  readonly direct: LatencyPath
+  readonly gateway: LatencyPath
+  /** Through the gateway, minus direct. */
   readonly addedP50Us: number
   readonly addedP99Us: number
+  /**
+   * Through the Koa floor (the same relay as Koa middleware, no logic), at the same rate; absent
+   * from reports before it was measured, and when it failed to start.
+   */
+  readonly koaFloor?: LatencyPath
+  /** Through the Koa floor, minus direct. */
+  readonly koaFloorAddedP50Us?: number
+  readonly koaFloorAddedP99Us?: number
   readonly foreignCores: number
 }
 

@@ -1,5 +1,7 @@
 import type { BenchReport, ScenarioSummary } from '../lib/types.js'
 import { ACCESS_LOG_TARGET, comparedScenarios, RSA_FRESH_TARGET } from './cpu-targets.js'
+import { koaFloorOf } from './summarize.js'
+import { ms } from './table.js'
 import type { TargetResult } from './targets.js'
 
 function describe(s: ScenarioSummary | undefined): string {
@@ -14,7 +16,12 @@ export function limitNote(target: TargetResult, report: BenchReport): string {
     case 'latency-p99': {
       const l = report.latency
       if (l === null) return 'not measured'
-      return `Direct p50/p99 ${(l.direct.p50Us / 1000).toFixed(3)}/${(l.direct.p99Us / 1000).toFixed(3)} ms; through the gateway ${(l.gateway.p50Us / 1000).toFixed(3)}/${(l.gateway.p99Us / 1000).toFixed(3)} ms at ${l.rate} req/s.`
+      const floor = koaFloorOf(l)
+      const koa =
+        floor === null
+          ? 'the Koa floor was not measured'
+          : `through the Koa floor (no logic) ${ms(floor.path.p50Us)}/${ms(floor.path.p99Us)} ms, so Koa's relay by itself added ${ms(floor.addedP50Us)}/${ms(floor.addedP99Us)} ms at the same rate`
+      return `Direct p50/p99 ${ms(l.direct.p50Us)}/${ms(l.direct.p99Us)} ms; through the gateway ${ms(l.gateway.p50Us)}/${ms(l.gateway.p99Us)} ms at ${l.rate} req/s; ${koa}.`
     }
     case 'flood': {
       const f = report.flood

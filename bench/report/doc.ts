@@ -1,15 +1,21 @@
+import { LATENCY_CONNECTIONS } from '../scenarios/catalog.js'
 import { THROTTLED_ADDRESS } from '../scenarios/credentials.js'
 import { SETTLE_MS, WARM_ACCOUNTS } from '../scenarios/memory.js'
 import { median } from '../lib/stats.js'
-import type { BenchReport } from '../lib/types.js'
+import type { BenchReport, LatencyPath, LatencyResult } from '../lib/types.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
 import { EXPECTED_SHARE } from './cpu-targets.js'
 import { limitNote } from './doc-notes.js'
-import { disturbedSamples } from './summarize.js'
-import { markdownTable, skippedLines, TARGET_HEADER, targetRows, throughputTable } from './table.js'
+import { disturbedSamples, koaFloorOf } from './summarize.js'
+import {
+  markdownTable,
+  ms,
+  skippedLines,
+  TARGET_HEADER,
+  targetRows,
+  throughputTable,
+} from './table.js'
 import type { TargetResult } from './targets.js'
-
-const ms = (us: number) => (us / 1000).toFixed(3)
 
 function machineSection(report: BenchReport): string[] {
   const m = report.machine
@@ -38,6 +44,10 @@ function machineSection(report: BenchReport): string[] {
 
 function methodSection(report: BenchReport): string[] {
   const o = report.options
+  const latencyPaths =
+    report.latency != null && koaFloorOf(report.latency) !== null
+      ? 'direct, through the Koa floor (no logic) and through Portcullis'
+      : 'direct and through Portcullis'
   return [
     '## Method',
     '',
@@ -54,10 +64,31 @@ function methodSection(report: BenchReport): string[] {
     '- Fresh JWTs: 20,000 distinct tokens per algorithm, cycled (continuing across runs) through a verified-token cache of 10,000 (LRU), so each request is a signature check.',
     "- Plain RS256 verify: node:crypto `verify` of one RS256 token with the fresh-RS256 gateway's RSA-2048 key as a KeyObject made once, in a loop in a process of its own on the system-under-test CPU (5 trials of 5,000 after 1,000 of warm-up; CPU time per verify, median of the trials). Target 4 bounds the fresh-RS256 row by the Koa floor's CPU per request plus 1.5 of these.",
     `- Answers the gateway gives itself: "no credential" sends no Authorization header to an authenticated route (every answer 401); "throttled" sends one well-formed unknown svc_pat_ token from one address (X-Forwarded-For ${THROTTLED_ADDRESS}) after enough failures to trip the failed-lookup throttle (every answer 429; the throttle is tripped again before each round). The load generator counts their answers per status; "unexpected" in the table is answers with another status than the scenario's (200 elsewhere) plus socket errors, and a CPU target of these rows is measured only when at least ${EXPECTED_SHARE * 100} % of the answers had the expected status.`,
-    `- Latency: open-loop ${o.latencyRate} req/s for ${o.durationS} s per round, alternating direct and through Portcullis (warm service-account token), latencies in µs from a Node undici client.`,
+    `- Latency: open-loop ${o.latencyRate} req/s for ${o.durationS} s per round over ${LATENCY_CONNECTIONS} connections, alternating ${latencyPaths} (warm service-account token), latencies in µs from a Node undici client; what a path adds is its median over the rounds minus direct's.`,
     `- Flood: good clients (closed loop, X-Forwarded-For 127.0.0.2) alone, then while 127.0.0.3 sends well-formed unknown svc_pat_ tokens at ${o.floodRate} req/s (\`server.trusted_proxies: [127.0.0.1/32]\`).`,
     `- Memory: RSS from /proc once a start has settled (${SETTLE_MS / 1000} s idle: V8 keeps the start-up's garbage until its memory reducer runs), then ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into the store (hashes from src/service-accounts/token-format.ts) and each token verified once, RSS read again after the same ${SETTLE_MS / 1000} s idle (the peak includes the warm-up); the V8 heap per cached account is the growth of the heap between full collections forced through the inspector (opened after the RSS after start was read), from after the first ${WARM_ACCOUNTS.toLocaleString('en-US')} accounts (which make V8 compile the verification path) to after the last, divided by the accounts between. The embedded store's first start is on an empty data directory, its peak the gateway and the child that initialises the directory together.`,
     `- Revocation: two gateways on one PostgreSQL database (cache TTL 300 s); ${o.revocations} cached tokens revoked one by one through replica A's API while replica B is polled back to back; time from the revoke request to B's first 401.`,
+  ]
+}
+
+/** The latency table's rows; the Koa floor's only when the run measured it. */
+function latencyRows(l: LatencyResult): string[][] {
+  const path = (name: string, p: LatencyPath) => [
+    name,
+    ms(p.p50Us),
+    ms(p.p99Us),
+    String(p.requests),
+  ]
+  const added = (name: string, p50Us: number, p99Us: number) => [name, ms(p50Us), ms(p99Us), '']
+  const floor = koaFloorOf(l)
+  return [
+    path('direct', l.direct),
+    ...(floor === null ? [] : [path('Koa floor (no logic)', floor.path)]),
+    path('Portcullis (warm token)', l.gateway),
+    ...(floor === null
+      ? []
+      : [added('added by the Koa floor', floor.addedP50Us, floor.addedP99Us)]),
+    added('added by the gateway', l.addedP50Us, l.addedP99Us),
   ]
 }
 
@@ -95,19 +126,7 @@ function phaseSection(report: BenchReport): string[] {
     lines.push(
       `### Latency at ${l.rate} req/s`,
       '',
-      markdownTable(
-        ['path', 'p50 ms', 'p99 ms', 'requests'],
-        [
-          ['direct', ms(l.direct.p50Us), ms(l.direct.p99Us), String(l.direct.requests)],
-          [
-            'Portcullis (warm token)',
-            ms(l.gateway.p50Us),
-            ms(l.gateway.p99Us),
-            String(l.gateway.requests),
-          ],
-          ['added by the gateway', ms(l.addedP50Us), ms(l.addedP99Us), ''],
-        ],
-      ),
+      markdownTable(['path', 'p50 ms', 'p99 ms', 'requests'], latencyRows(l)),
       '',
     )
   }

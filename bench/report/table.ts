@@ -15,6 +15,9 @@ const THROUGHPUT_HEADER: Row = [
   'others (cores)',
 ]
 
+/** Microseconds as milliseconds, three decimals. */
+export const ms = (us: number): string => (us / 1000).toFixed(3)
+
 function fixed(value: number | null, digits: number): string {
   return value === null || !Number.isFinite(value) ? '—' : value.toFixed(digits)
 }

@@ -1,5 +1,6 @@
 import { cpuTargets, fastifyTarget } from './cpu-targets.js'
 import { memoryTargets } from './memory-targets.js'
+import { ms } from './table.js'
 import type {
   FloodResult,
   LatencyResult,
@@ -66,7 +67,7 @@ export function target(
   }
 }
 
-const ms = (us: number) => `${(us / 1000).toFixed(3)} ms`
+const inMs = (us: number) => `${ms(us)} ms`
 
 /** Target 7, at the rate the latency phase ran (2,000 req/s unless `--latency-rate` said other). */
 function latencyTargets(latency: LatencyResult | null): TargetResult[] {
@@ -79,7 +80,7 @@ function latencyTargets(latency: LatencyResult | null): TargetResult[] {
       '≤ 0.3 ms',
       latency?.addedP50Us ?? null,
       (v) => v <= 300,
-      ms,
+      inMs,
     ),
     target(
       '23 #7',
@@ -88,7 +89,7 @@ function latencyTargets(latency: LatencyResult | null): TargetResult[] {
       '≤ 2 ms',
       latency?.addedP99Us ?? null,
       (v) => v <= 2_000,
-      ms,
+      inMs,
     ),
   ]
 }

@@ -146,6 +146,9 @@ export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
   ),
 ]
 
+/** The latency phase's open connections, the same on each path it alternates over. */
+export const LATENCY_CONNECTIONS = 16
+
 /** Runs that are not closed-loop throughput rounds. */
 export const PHASES = ['latency', 'flood', 'memory', 'revocation'] as const
 export type Phase = (typeof PHASES)[number]
@@ -179,5 +182,7 @@ export function systemsNeeded(selected: readonly string[]): Set<SystemKey> {
   const needed = new Set<SystemKey>(['upstream'])
   for (const s of THROUGHPUT_SCENARIOS) if (selected.includes(s.id)) needed.add(s.system)
   if (selected.includes('latency') || selected.includes('flood')) needed.add('gw-main')
+  // The latency phase measures the Koa floor beside the gateway, at the same rate.
+  if (selected.includes('latency')) needed.add('koa-floor')
   return needed
 }

@@ -1,8 +1,9 @@
 import { runFixedRate } from '../load/fixed-rate.js'
 import { measure } from '../lib/measure.js'
-import { median } from '../lib/stats.js'
-import type { LatencyResult } from '../lib/types.js'
-import { AUTH_PATH } from './catalog.js'
+import type { LatencyPath, LatencyResult } from '../lib/types.js'
+import { koaFloorOf, summarizeLatency, type LatencyRounds } from '../report/summarize.js'
+import { ms } from '../report/table.js'
+import { AUTH_PATH, LATENCY_CONNECTIONS } from './catalog.js'
 import type { World } from './world.js'
 
 export interface LatencyOptions {
@@ -12,26 +13,72 @@ export interface LatencyOptions {
   readonly log: (line: string) => void
 }
 
+interface LatencyTarget {
+  readonly path: keyof LatencyRounds
+  /** As the log lines name it. */
+  readonly name: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  /** The processes charged as the system under test (direct: the upstream). */
+  readonly sut: readonly number[]
+}
+
 /**
- * Open-loop requests at a fixed moderate rate, alternating direct and through the gateway (warm
- * service-account token); the gateway's added latency is the difference of the medians over rounds.
+ * Open-loop requests at a fixed moderate rate, alternating direct, through the Koa floor (the
+ * same relay as Koa middleware, no logic) and through the gateway (warm service-account token);
+ * what each adds is the difference of its medians over rounds to direct's. The Koa floor shows
+ * how much of the gateway's added latency a Koa relay adds by itself at the same rate.
  */
 export async function runLatency(world: World, options: LatencyOptions): Promise<LatencyResult> {
   const gateway = world.systems.get('gw-main')
   const token = world.credentials.get('sa-main')
   if (gateway === undefined || token === undefined) throw new Error('gateway main is not running')
-  const targets = [
-    { name: 'direct' as const, url: `${world.upstream.baseUrl}${AUTH_PATH}`, headers: {} },
-    { name: 'gateway' as const, url: `${gateway.baseUrl}${AUTH_PATH}`, headers: token.headers },
+  const koaFloor = world.systems.get('koa-floor')
+  if (koaFloor === undefined) {
+    const reason = world.unavailable.get('koa-floor') ?? 'not started'
+    options.log(`! latency: koa-floor ${reason}; measuring direct and gateway only`)
+  }
+  const targets: LatencyTarget[] = [
+    {
+      path: 'direct',
+      name: 'direct',
+      url: `${world.upstream.baseUrl}${AUTH_PATH}`,
+      headers: {},
+      sut: world.upstream.pids,
+    },
+    ...(koaFloor === undefined
+      ? []
+      : [
+          {
+            path: 'koaFloor' as const,
+            name: 'koa-floor',
+            url: `${koaFloor.baseUrl}${AUTH_PATH}`,
+            headers: {},
+            sut: koaFloor.pids,
+          },
+        ]),
+    {
+      path: 'gateway',
+      name: 'gateway',
+      url: `${gateway.baseUrl}${AUTH_PATH}`,
+      headers: token.headers,
+      sut: gateway.pids,
+    },
   ]
-  const p50 = { direct: [] as number[], gateway: [] as number[] }
-  const p99 = { direct: [] as number[], gateway: [] as number[] }
-  const requests = { direct: 0, gateway: 0 }
+  const rounds: Record<keyof LatencyRounds, LatencyPath[]> = {
+    direct: [],
+    koaFloor: [],
+    gateway: [],
+  }
   const foreign: number[] = []
   for (let round = 1; round <= options.rounds; round++) {
     for (const target of targets) {
       const measured = await measure(
-        { sut: gateway.pids, upstream: world.upstream.pids, outside: [] },
+        {
+          sut: target.sut,
+          upstream: target.path === 'direct' ? [] : world.upstream.pids,
+          outside: [],
+        },
         () =>
           runFixedRate(
             {
@@ -39,7 +86,7 @@ export async function runLatency(world: World, options: LatencyOptions): Promise
               rate: options.rate,
               durationS: options.durationS,
               warmupS: 1,
-              connections: 16,
+              connections: LATENCY_CONNECTIONS,
               headers: target.headers,
               expectStatus: 200,
             },
@@ -52,27 +99,21 @@ export async function runLatency(world: World, options: LatencyOptions): Promise
           `! latency ${target.name}: ${load.unexpected} unexpected, ${load.errors} errors`,
         )
       }
-      p50[target.name].push(load.p50Us)
-      p99[target.name].push(load.p99Us)
-      requests[target.name] += load.requests
+      rounds[target.path].push({ p50Us: load.p50Us, p99Us: load.p99Us, requests: load.requests })
       foreign.push(measured.disturbance.foreignCores)
       options.log(
-        `latency round ${round} ${target.name.padEnd(8)} @${options.rate}/s  p50 ${(load.p50Us / 1000).toFixed(3)} ms  p99 ${(load.p99Us / 1000).toFixed(3)} ms`,
+        `latency round ${round} ${target.name.padEnd(9)} @${options.rate}/s  p50 ${ms(load.p50Us)} ms  p99 ${ms(load.p99Us)} ms`,
       )
     }
   }
-  const direct = { p50Us: median(p50.direct), p99Us: median(p99.direct), requests: requests.direct }
-  const through = {
-    p50Us: median(p50.gateway),
-    p99Us: median(p99.gateway),
-    requests: requests.gateway,
-  }
-  return {
-    rate: options.rate,
-    direct,
-    gateway: through,
-    addedP50Us: through.p50Us - direct.p50Us,
-    addedP99Us: through.p99Us - direct.p99Us,
-    foreignCores: median(foreign),
-  }
+  const result = summarizeLatency(options.rate, rounds, foreign)
+  const floor = koaFloorOf(result)
+  const floorAdded =
+    floor === null
+      ? ''
+      : `Koa floor p50 ${ms(floor.addedP50Us)} ms  p99 ${ms(floor.addedP99Us)} ms; `
+  options.log(
+    `latency added to direct @${options.rate}/s: ${floorAdded}gateway p50 ${ms(result.addedP50Us)} ms  p99 ${ms(result.addedP99Us)} ms`,
+  )
+  return result
 }

@@ -45,6 +45,11 @@ void t.test('systems needed follow the scenarios and phases', async (t) => {
   const needed = systemsNeeded(['flood', 'pc-rs256-fresh', 'haproxy-jwt'])
   t.ok(needed.has('gw-main') && needed.has('gw-rs256') && needed.has('haproxy-jwt'))
   t.notOk(needed.has('nginx'))
+  t.same(
+    [...systemsNeeded(['latency'])],
+    ['upstream', 'gw-main', 'koa-floor'],
+    'the latency phase measures the Koa floor beside the gateway',
+  )
 })
 
 void t.test('issue 23’s rows: Koa’s 401 set on the response, the Fastify peer', async (t) => {

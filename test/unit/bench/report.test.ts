@@ -1,10 +1,16 @@
 import t from 'tap'
-import type { BenchReport, Sample, ScenarioSummary } from '../../../bench/lib/types.js'
+import type {
+  BenchReport,
+  LatencyResult,
+  Sample,
+  ScenarioSummary,
+} from '../../../bench/lib/types.js'
 import { renderDoc } from '../../../bench/report/doc.js'
 import { analysisOf } from '../../../bench/report/analysis.js'
-import { disturbedSamples, summarize } from '../../../bench/report/summarize.js'
+import { limitNote } from '../../../bench/report/doc-notes.js'
+import { disturbedSamples, summarize, summarizeLatency } from '../../../bench/report/summarize.js'
 import { markdownTable, textTable, throughputTable } from '../../../bench/report/table.js'
-import { evaluateTargets } from '../../../bench/report/targets.js'
+import { evaluateTargets, type TargetResult } from '../../../bench/report/targets.js'
 
 function sample(scenario: string, round: number, rps: number, foreignCores = 0): Sample {
   return {
@@ -95,73 +101,76 @@ void t.test('tables render aligned text and markdown', async (t) => {
   t.match(throughputTable(summarize(samples, ORDER)), /warm token\s+20,000\s+0\.44/)
 })
 
+const unauthenticated = sample('pc-401', 1, 40_000)
+const summaries = [
+  ...summarize(samples, ORDER),
+  ...summarize(
+    [
+      sample('koa-floor', 1, 25_000),
+      sample('koa-floor-401', 1, 50_000),
+      sample('koa-floor-401-set', 1, 80_000),
+      { ...unauthenticated, load: { ...unauthenticated.load, statuses: { '401': 400_000 } } },
+    ],
+    [
+      { id: 'koa-floor', label: 'Koa proxy' },
+      { id: 'koa-floor-401', label: 'Koa 401 thrown', expectStatus: 401 },
+      { id: 'koa-floor-401-set', label: 'Koa 401 set', expectStatus: 401 },
+      { id: 'pc-401', label: 'no credential', expectStatus: 401 },
+    ],
+  ),
+]
+
+/** A complete report of a run without the phases; tests set the phase they read. */
+const REPORT: BenchReport = {
+  startedAt: '2026-01-01T00:00:00Z',
+  finishedAt: '2026-01-01T00:10:00Z',
+  options: {
+    quick: false,
+    only: null,
+    rounds: 3,
+    durationS: 10,
+    warmupS: 2,
+    accessLog: true,
+    build: true,
+    ref: null,
+    connections: 50,
+    latencyRate: 2000,
+    floodRate: 5000,
+    memoryAccounts: 100_000,
+    revocations: 200,
+    writeDocs: true,
+    cpuProfile: false,
+    reportFile: null,
+    waitQuietCores: null,
+  },
+  machine: {
+    cpuModel: 'Test CPU',
+    cores: 2,
+    memoryGb: 24,
+    kernel: '6.1',
+    node: 'v20',
+    tools: { wrk: '4.1.0', haproxy: null },
+    loadAtStart: [1, 2, 3],
+    loadAtEnd: [1, 2, 3],
+  },
+  generator: 'wrk',
+  pinning: 'SUT on CPU 1',
+  build: 'working tree',
+  summaries,
+  samples,
+  skipped: [{ scenario: 'haproxy', reason: 'HAProxy not installed' }],
+  latency: null,
+  flood: null,
+  memory: [],
+  revocation: null,
+  rsaVerify: { cpuUsPerVerify: 38.25, wallUsPerVerify: 39, iterations: 5_000, trials: 5 },
+  notes: [],
+}
+
 void t.test(
   'the document carries machine, table, targets and placeholders for misses',
   async (t) => {
-    const unauthenticated = sample('pc-401', 1, 40_000)
-    const summaries = [
-      ...summarize(samples, ORDER),
-      ...summarize(
-        [
-          sample('koa-floor', 1, 25_000),
-          sample('koa-floor-401', 1, 50_000),
-          sample('koa-floor-401-set', 1, 80_000),
-          { ...unauthenticated, load: { ...unauthenticated.load, statuses: { '401': 400_000 } } },
-        ],
-        [
-          { id: 'koa-floor', label: 'Koa proxy' },
-          { id: 'koa-floor-401', label: 'Koa 401 thrown', expectStatus: 401 },
-          { id: 'koa-floor-401-set', label: 'Koa 401 set', expectStatus: 401 },
-          { id: 'pc-401', label: 'no credential', expectStatus: 401 },
-        ],
-      ),
-    ]
-    const report: BenchReport = {
-      startedAt: '2026-01-01T00:00:00Z',
-      finishedAt: '2026-01-01T00:10:00Z',
-      options: {
-        quick: false,
-        only: null,
-        rounds: 3,
-        durationS: 10,
-        warmupS: 2,
-        accessLog: true,
-        build: true,
-        ref: null,
-        connections: 50,
-        latencyRate: 2000,
-        floodRate: 5000,
-        memoryAccounts: 100_000,
-        revocations: 200,
-        writeDocs: true,
-        cpuProfile: false,
-        reportFile: null,
-        waitQuietCores: null,
-      },
-      machine: {
-        cpuModel: 'Test CPU',
-        cores: 2,
-        memoryGb: 24,
-        kernel: '6.1',
-        node: 'v20',
-        tools: { wrk: '4.1.0', haproxy: null },
-        loadAtStart: [1, 2, 3],
-        loadAtEnd: [1, 2, 3],
-      },
-      generator: 'wrk',
-      pinning: 'SUT on CPU 1',
-      build: 'working tree',
-      summaries,
-      samples,
-      skipped: [{ scenario: 'haproxy', reason: 'HAProxy not installed' }],
-      latency: null,
-      flood: null,
-      memory: [],
-      revocation: null,
-      rsaVerify: { cpuUsPerVerify: 38.25, wallUsPerVerify: 39, iterations: 5_000, trials: 5 },
-      notes: [],
-    }
-    const doc = renderDoc(report, evaluateTargets(report))
+    const doc = renderDoc(REPORT, evaluateTargets(REPORT))
     t.match(doc, /Test CPU, 2 cores/)
     t.match(doc, /haproxy \*\*not installed\*\*/)
     t.match(doc, /\| warm token \| 20,000 \| 0\.44 \| 1\.00 \| 3\.00 \| 50\.0 \| 90 % \| 0 \|/)
@@ -195,3 +204,121 @@ void t.test(
     t.match(doc, /### What the hot-path work changed/)
   },
 )
+
+/** The latency phase as reports before the Koa floor saved it (values of a full run's JSON). */
+const LATENCY_BEFORE_THE_FLOOR: LatencyResult = JSON.parse(
+  JSON.stringify({
+    rate: 2000,
+    direct: { p50Us: 490.134, p99Us: 2256.761, requests: 60001 },
+    gateway: { p50Us: 1078.743, p99Us: 21224.638, requests: 59647 },
+    addedP50Us: 588.609,
+    addedP99Us: 18967.877,
+    foreignCores: 0,
+  }),
+) as LatencyResult
+
+const latencyTargets = (report: BenchReport): TargetResult[] =>
+  evaluateTargets(report).filter((target) => target.id.startsWith('latency-'))
+
+/** Target 7's p50 row, whose note the document prints when it is missed. */
+function p50Target(report: BenchReport): TargetResult {
+  const found = latencyTargets(report).find((target) => target.id === 'latency-p50')
+  if (found === undefined) throw new Error('no latency-p50 target')
+  return found
+}
+
+void t.test('the latency phase summarized over rounds, the Koa floor when it ran', async (t) => {
+  const path = (p50Us: number, p99Us: number) => ({ p50Us, p99Us, requests: 1_000 })
+  const withFloor = summarizeLatency(
+    2000,
+    {
+      direct: [path(400, 1_500), path(500, 2_500), path(450, 2_000)],
+      koaFloor: [path(700, 3_000), path(650, 2_600), path(800, 9_000)],
+      gateway: [path(1_000, 9_000), path(1_100, 8_000), path(1_050, 30_000)],
+    },
+    [0, 0.4, 0.1],
+  )
+  t.same(withFloor, {
+    rate: 2000,
+    direct: { p50Us: 450, p99Us: 2_000, requests: 3_000 },
+    gateway: { p50Us: 1_050, p99Us: 9_000, requests: 3_000 },
+    addedP50Us: 600,
+    addedP99Us: 7_000,
+    koaFloor: { p50Us: 700, p99Us: 3_000, requests: 3_000 },
+    koaFloorAddedP50Us: 250,
+    koaFloorAddedP99Us: 1_000,
+    foreignCores: 0.1,
+  })
+  const without = summarizeLatency(
+    2000,
+    { direct: [path(400, 1_500)], koaFloor: [], gateway: [path(1_000, 9_000)] },
+    [0],
+  )
+  t.same(
+    Object.keys(without).filter((key) => key.startsWith('koaFloor')),
+    [],
+    'nothing invented',
+  )
+  t.equal(without.addedP50Us, 600)
+})
+
+void t.test(
+  'the latency table and target 7’s note carry the Koa floor beside the gateway',
+  async (t) => {
+    const latency: LatencyResult = {
+      ...LATENCY_BEFORE_THE_FLOOR,
+      koaFloor: { p50Us: 700.2, p99Us: 4_100, requests: 59_990 },
+      koaFloorAddedP50Us: 210.066,
+      koaFloorAddedP99Us: 1_843.239,
+    }
+    const report: BenchReport = { ...REPORT, latency }
+    const doc = renderDoc(report, evaluateTargets(report))
+    t.match(
+      doc,
+      [
+        '| direct | 0.490 | 2.257 | 60001 |',
+        '| Koa floor (no logic) | 0.700 | 4.100 | 59990 |',
+        '| Portcullis (warm token) | 1.079 | 21.225 | 59647 |',
+        '| added by the Koa floor | 0.210 | 1.843 |  |',
+        '| added by the gateway | 0.589 | 18.968 |  |',
+      ].join('\n'),
+      'the rows in order: the paths, then what each added to direct',
+    )
+    t.match(doc, /alternating direct, through the Koa floor \(no logic\) and through Portcullis/)
+    const [p50, p99] = latencyTargets(report)
+    t.same(
+      [p50?.status, p50?.shown, p99?.status, p99?.shown],
+      ['MISS', '0.589 ms', 'MISS', '18.968 ms'],
+      "the gateway's added latency decides, as the issue says; the floor's does not",
+    )
+    const note =
+      "Direct p50/p99 0.490/2.257 ms; through the gateway 1.079/21.225 ms at 2000 req/s; through the Koa floor (no logic) 0.700/4.100 ms, so Koa's relay by itself added 0.210/1.843 ms at the same rate."
+    t.equal(limitNote(p50Target(report), report), note)
+    t.ok(doc.includes(`(MISS, 0.589 ms): ${note}`), 'the missed target carries the note')
+    t.ok(doc.includes(analysisOf('latency-p50')), 'and its analysis')
+  },
+)
+
+void t.test('a report saved before the Koa floor was measured still renders', async (t) => {
+  const report: BenchReport = { ...REPORT, latency: LATENCY_BEFORE_THE_FLOOR }
+  const doc = renderDoc(report, evaluateTargets(report))
+  t.match(
+    doc,
+    [
+      '| direct | 0.490 | 2.257 | 60001 |',
+      '| Portcullis (warm token) | 1.079 | 21.225 | 59647 |',
+      '| added by the gateway | 0.589 | 18.968 |  |',
+    ].join('\n'),
+  )
+  t.notMatch(doc, /Koa floor \(no logic\) \|/, 'no floor row')
+  t.notMatch(doc, /added by the Koa floor/)
+  t.match(doc, /alternating direct and through Portcullis/)
+  t.equal(
+    limitNote(p50Target(report), report),
+    'Direct p50/p99 0.490/2.257 ms; through the gateway 1.079/21.225 ms at 2000 req/s; the Koa floor was not measured.',
+  )
+  t.same(
+    latencyTargets(report).map((target) => target.status),
+    ['MISS', 'MISS'],
+  )
+})
