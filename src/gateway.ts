@@ -63,6 +63,8 @@ export interface Gateway {
   reload(next?: Config): Promise<ReloadResult>
   /** Graceful: stop accepting, let in-flight requests finish (bounded), close WebSockets, release. */
   stop(): Promise<void>
+  /** Access lines not yet written go out synchronously: for the process's `exit` event. */
+  flushLogsForExit(): void
 }
 
 /**
@@ -239,6 +241,10 @@ class PortcullisGateway implements Gateway {
       adminUrl: listenerUrl(server.admin_host, adminPort),
       adminPort,
     }
+  }
+
+  flushLogsForExit(): void {
+    this.#parts.shared.accessLog.flushSync()
   }
 
   reload(next: Config = this.config): Promise<ReloadResult> {

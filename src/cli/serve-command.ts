@@ -58,6 +58,8 @@ function handleSignals(
       },
     )
   }
+  // However the process ends (an uncaught error included), held access lines are written.
+  process.once('exit', () => gateway.flushLogsForExit())
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
   // SIGHUP re-reads the config file, and with it the JWKS file and secret files.

@@ -1,8 +1,17 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { AccessLog, IsoClock, type AccessRecord } from '../../src/access-log.js'
 import { createLogger } from '../../src/logger.js'
 import { REDACTED } from '../../src/redact.js'
+import type { Timers } from '../../src/timers.js'
 import { LogCapture } from '../helpers/log-capture.js'
+import { PROJECT_ROOT } from '../helpers/project-root.js'
+import { waitFor } from '../helpers/wait.js'
 
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLWJ5dGVz'
 const serviceToken = 'svc_pat_0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg1a2B3c'
@@ -95,32 +104,79 @@ void t.test('a 5xx the gateway answered is a warning; the upstream’s own 5xx i
   )
 })
 
-void t.test('the lines of one event-loop turn reach the destination in one write', async (t) => {
+/** Timers fired by the test: the hand-off delay without waiting for it. */
+class ManualTimers implements Timers {
+  readonly armed: { callback: () => void; ms: number; cancelled: boolean }[] = []
+  set(callback: () => void, ms: number): { cancel(): void } {
+    const timer = { callback, ms, cancelled: false }
+    this.armed.push(timer)
+    return { cancel: () => (timer.cancelled = true) }
+  }
+  fire(): void {
+    for (const timer of this.armed.splice(0)) if (!timer.cancelled) timer.callback()
+  }
+}
+
+function countingDestination(): { writes: string[]; logs: LogCapture; write(chunk: string): void } {
   const logs = new LogCapture()
   const writes: string[] = []
-  const destination = {
+  return {
+    writes,
+    logs,
     write(chunk: string): void {
       writes.push(chunk)
       logs.write(chunk)
     },
   }
+}
+
+void t.test(
+  'lines are handed to the destination in blocks, at the latest after a delay',
+  async (t) => {
+    const destination = countingDestination()
+    const { writes, logs } = destination
+    const timers = new ManualTimers()
+    const access = new AccessLog(createLogger({ level: 'info', destination }), timers)
+    access.write({ ...record, req_id: 'r-1' })
+    access.write({ ...record, req_id: 'r-2' })
+    t.equal(writes.length, 0, 'nothing is written while the block fills')
+    t.same(
+      timers.armed.map((timer) => timer.ms),
+      [50],
+      'one hand-off armed for the first line, 50 ms later',
+    )
+    timers.fire()
+    t.equal(writes.length, 1, 'the delay over: one write')
+    t.same(
+      logs.records().map((line) => line.req_id),
+      ['r-1', 'r-2'],
+    )
+    access.write({ ...record, req_id: 'r-3' })
+    access.flush()
+    t.equal(writes.length, 2, 'flush hands over what is pending at once (shutdown)')
+    access.flush()
+    t.equal(writes.length, 2, 'nothing pending: no write')
+    timers.fire()
+    t.equal(writes.length, 2, 'the hand-off flush cancelled finds nothing to do')
+
+    // A full block goes at once: about 16 KB of lines in one write, none held back.
+    let count = 0
+    while (writes.length === 2) access.write({ ...record, req_id: `b-${count++}` })
+    t.ok((writes[2]?.length ?? 0) >= 16_000, 'a block of at least 16,000 characters')
+    t.equal(logs.records().length, 3 + count, 'every line of the block written')
+    t.equal(timers.armed.filter((timer) => !timer.cancelled).length, 0, 'no hand-off left armed')
+  },
+)
+
+void t.test('without injected timers the hand-off happens by itself', async (t) => {
+  const destination = countingDestination()
   const access = new AccessLog(createLogger({ level: 'info', destination }))
   access.write({ ...record, req_id: 'r-1' })
-  access.write({ ...record, req_id: 'r-2' })
-  t.equal(writes.length, 0, 'nothing is written while the turn runs')
-  await new Promise((resolve) => setImmediate(resolve))
-  t.equal(writes.length, 1, 'one write at the end of the turn')
+  await waitFor(() => destination.writes.length === 1, 'the hand-off')
   t.same(
-    logs.records().map((line) => line.req_id),
-    ['r-1', 'r-2'],
+    destination.logs.records().map((line) => line.req_id),
+    ['r-1'],
   )
-  access.write({ ...record, req_id: 'r-3' })
-  access.flush()
-  t.equal(writes.length, 2, 'flush hands over what is pending at once (shutdown)')
-  access.flush()
-  t.equal(writes.length, 2, 'nothing pending: no write')
-  await new Promise((resolve) => setImmediate(resolve))
-  t.equal(writes.length, 2, 'the end of the turn finds nothing left')
 })
 
 void t.test('a destination that throws loses the lines, not the process', async (t) => {
@@ -131,10 +187,11 @@ void t.test('a destination that throws loses the lines, not the process', async 
       throw new Error('SonicBoom destroyed')
     },
   }
-  const access = new AccessLog(createLogger({ level: 'info', destination }))
+  const timers = new ManualTimers()
+  const access = new AccessLog(createLogger({ level: 'info', destination }), timers)
   access.write(record)
-  await new Promise((resolve) => setImmediate(resolve))
-  t.equal(calls, 1, 'the end of the turn tried once and went on')
+  timers.fire()
+  t.equal(calls, 1, 'the hand-off tried once and went on')
   access.write(record)
   t.doesNotThrow(() => access.flush())
 })
@@ -153,4 +210,38 @@ void t.test("the line's time is the ISO time of its millisecond, across minutes 
   ms = Date.UTC(2026, 10, 27, 0, 0, 0, 5)
   t.equal(clock.now(), '2026-11-27T00:00:00.005Z', 'back in time too')
   t.end()
+})
+
+void t.test('held lines are written when the process dies of an uncaught error', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-access-exit-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'out.log')
+  const module = (path: string) => JSON.stringify(pathToFileURL(join(PROJECT_ROOT, path)).href)
+  // Standard output as the gateway opens it (blocks of 16 KB, asynchronous), the exit hook as
+  // `portcullis serve` registers it, then an error nothing catches.
+  const script = `
+    import { pino } from 'pino'
+    import { AccessLog } from ${module('.build/src/access-log.js')}
+    const destination = pino.destination({ dest: ${JSON.stringify(file)}, sync: false, minLength: 16000 })
+    const access = new AccessLog(pino({ base: undefined }, destination))
+    process.once('exit', () => access.flushSync())
+    destination.on('ready', () => {
+      for (const id of ['r-1', 'r-2', 'r-3']) access.write({ ...${JSON.stringify(record)}, req_id: id })
+      throw new Error('nothing catches this')
+    })
+  `
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const [code] = (await once(child, 'exit')) as [number | null]
+  t.equal(code, 1, 'the uncaught error ended the process')
+  t.match(stderr, 'nothing catches this')
+  const ids = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as { req_id: string }).req_id)
+  t.same(ids, ['r-1', 'r-2', 'r-3'], 'every held line reached the file')
 })
