@@ -107,9 +107,10 @@ export class JwtVerifier implements Verifier {
       return decodeUnverified(token, this.#auth, { credentialHash, authorizationEnabled })
     }
 
-    const { header } = parseCompactToken(token, this.#auth.max_token_bytes)
     const now = this.#clock.now()
     const generation = this.#keyOrder.jwks?.generationAt(now) ?? 0
+    // Only a token that passed every check below is cached: the same text passes them again, so
+    // a hit skips the parse too.
     const cached = this.#cache.get(credentialHash, generation)
     if (cached !== undefined) {
       if (this.#logger.isLevelEnabled('debug')) {
@@ -117,6 +118,7 @@ export class JwtVerifier implements Verifier {
       }
       return cached
     }
+    const { header } = parseCompactToken(token, this.#auth.max_token_bytes)
     // Checked before any key lookup, so a forged header never triggers a JWKS re-read.
     if (header.alg !== this.#auth.algorithm) {
       throw invalidToken('jwt.algorithm', 'The specified alg value is not allowed')
