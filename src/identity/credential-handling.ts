@@ -11,7 +11,7 @@ type CredentialSettings = Pick<Config['auth'], 'token_source' | 'token_header_ke
 export interface CredentialAdjustments {
   readonly drop: ReadonlySet<string>
   readonly dropCookie: string | undefined
-  /** A small number naming this combination, the same for equal adjustments (0 ≤ variant < 6). */
+  /** A small number naming this combination, the same for equal adjustments (0 ≤ variant < CREDENTIAL_VARIANTS). */
   readonly variant: number
 }
 
@@ -20,6 +20,8 @@ const CARRIER_HEADER = 0
 const CARRIER_COOKIE = 1
 const CARRIER_NONE = 2
 const DROP_USER_ID = 1
+/** How many variants there are: three carriers, with and without the client's `X-User-ID`. */
+export const CREDENTIAL_VARIANTS = 6
 
 /**
  * Decides which client headers never reach the upstream: the credential (header and JWT cookie)

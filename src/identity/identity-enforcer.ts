@@ -136,20 +136,19 @@ export class IdentityEnforcer {
     const observed = gated ? SESSION_ONLY : checksLearnings ? USER_ONLY : NOTHING_OBSERVED
     const plans =
       this.#plans.get(principal) ?? this.#plans.remember(principal, new PrincipalPlans(principal))
-    const queryPins = plans.queryPins(route === 'fork', scoped)
-    let query: string | undefined
-    let sessionGiven = false
+    const fork = route === 'fork'
     // A request that sent no query gets the pins alone, built once with the principal's plans.
-    let emptyQueryPinned = false
-    if (queryPins.length > 0) {
-      const rewrite =
-        input.query === ''
-          ? plans.emptyQuery()
-          : rewriteFieldList(input.query, 'query', queryPins, observed)
-      if (rewrite.changed) query = rewrite.text
-      emptyQueryPinned = rewrite.changed && input.query === ''
-      if (checksLearnings) this.#refuseForeignLearnings(rewrite.observed, scoped, method, path)
-      sessionGiven = hasValue(rewrite.observed.get(SESSION_ID))
+    let query = input.query === '' ? plans.emptyQuery(fork, scoped) : undefined
+    const emptyQueryPinned = query !== undefined
+    let sessionGiven = false
+    if (input.query !== '') {
+      const queryPins = plans.queryPins(fork, scoped)
+      if (queryPins.length > 0) {
+        const rewrite = rewriteFieldList(input.query, 'query', queryPins, observed)
+        if (rewrite.changed) query = rewrite.text
+        if (checksLearnings) this.#refuseForeignLearnings(rewrite.observed, scoped, method, path)
+        sessionGiven = hasValue(rewrite.observed.get(SESSION_ID))
+      }
     }
 
     const pins = bodyPinsFor(route, principal, scoped, gated && !sessionGiven, observed, runUserId)

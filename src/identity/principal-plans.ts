@@ -1,30 +1,32 @@
 import { interfaceUserId, type Principal } from '../principal.js'
 import type { ForwardPlan } from '../upstream/forward-plan.js'
-import type { CredentialAdjustments } from './credential-handling.js'
+import { CREDENTIAL_VARIANTS, type CredentialAdjustments } from './credential-handling.js'
 import type { FieldPin } from './field-pin.js'
 import { identityHeaders } from './identity-headers.js'
 import { queryPinsFor } from './route-pins.js'
-import { rewriteFieldList, type FieldListRewrite } from './url-encoded-fields.js'
+import { rewriteFieldList } from './url-encoded-fields.js'
 
 const NOTHING_OBSERVED: readonly string[] = []
 
 /**
  * What the requests of one principal share, built on its first request instead of on every one:
- * its headers plans (one per variant of credential handling), its query pins, the query a request
- * without one is sent with, and the plans that carry that query. Principals are immutable and
- * cached by the verifiers, so the same object comes back request after request.
+ * its headers plans (one per variant of credential handling) and, for a request without a query,
+ * the query it is sent with and the plans carrying it. Principals are immutable and cached by the
+ * verifiers, so the same object comes back request after request. Kept small: a table of these
+ * is kept for thousands of principals.
  */
 export class PrincipalPlans {
   readonly #principal: Principal
-  readonly #headers: (ForwardPlan | undefined)[] = []
-  // The query pins of the last request's inputs. They change only for the scheduler naming
-  // another owner, or between a fork and any other route: then they are built again.
-  #pinsBuilt = false
-  #pinsScoped: string | null = null
-  #pinsFork = false
-  #pins: readonly FieldPin[] = []
-  #emptyQuery: FieldListRewrite | undefined
-  #emptyQueryPlans: (ForwardPlan | undefined)[] = []
+  // By variant of credential handling: the headers plan, then the one with the empty query.
+  // One array of fixed length, allocated once: most principals fill one or two of its slots.
+  readonly #plans: (ForwardPlan | undefined)[] = new Array<ForwardPlan | undefined>(
+    2 * CREDENTIAL_VARIANTS,
+  )
+  // The pinned empty query of the last inputs it was built for. They change only for the
+  // scheduler naming another owner, or between a fork and any other route: then it is built again.
+  #emptyQueryScoped: string | null | undefined = undefined
+  #emptyQueryFork = false
+  #emptyQuery: string | undefined
 
   constructor(principal: Principal) {
     this.#principal = principal
@@ -32,33 +34,35 @@ export class PrincipalPlans {
 
   /** The plan that only sets the principal's headers, for this credential handling. */
   headersOnly(credentials: CredentialAdjustments): ForwardPlan {
-    return (this.#headers[credentials.variant] ??= headersOnly(this.#principal, credentials))
+    return (this.#plans[credentials.variant] ??= headersOnly(this.#principal, credentials))
   }
 
-  /** The query pins (`queryPinsFor`) for a caller scoped to `scoped`, on a fork or not. */
+  /** The query pins (`queryPinsFor`) of a caller scoped to `scoped`, on a fork or not. */
   queryPins(fork: boolean, scoped: string | null): readonly FieldPin[] {
-    if (!this.#pinsBuilt || scoped !== this.#pinsScoped || fork !== this.#pinsFork) {
-      const principal = this.#principal
-      this.#pins = queryPinsFor(fork, principal.userId, scoped, interfaceUserId(principal))
-      this.#pinsBuilt = true
-      this.#pinsScoped = scoped
-      this.#pinsFork = fork
-      this.#emptyQuery = undefined
-      this.#emptyQueryPlans = []
+    const principal = this.#principal
+    return queryPinsFor(fork, principal.userId, scoped, interfaceUserId(principal))
+  }
+
+  /**
+   * The query a request without one is sent with (its pins alone; an empty query observes
+   * nothing), undefined when nothing is pinned.
+   */
+  emptyQuery(fork: boolean, scoped: string | null): string | undefined {
+    if (scoped !== this.#emptyQueryScoped || fork !== this.#emptyQueryFork) {
+      const rewrite = rewriteFieldList('', 'query', this.queryPins(fork, scoped), NOTHING_OBSERVED)
+      this.#emptyQuery = rewrite.changed ? rewrite.text : undefined
+      this.#emptyQueryScoped = scoped
+      this.#emptyQueryFork = fork
+      this.#plans.fill(undefined, CREDENTIAL_VARIANTS)
     }
-    return this.#pins
+    return this.#emptyQuery
   }
 
-  /** The last `queryPins` applied to a request without a query (which observes nothing). */
-  emptyQuery(): FieldListRewrite {
-    return (this.#emptyQuery ??= rewriteFieldList('', 'query', this.#pins, NOTHING_OBSERVED))
-  }
-
-  /** `headersOnly` with the query of `emptyQuery`: a pinned request that sent no query. */
+  /** `headersOnly` with the last `emptyQuery`: a pinned request that sent no query. */
   headersWithEmptyQuery(credentials: CredentialAdjustments): ForwardPlan {
-    return (this.#emptyQueryPlans[credentials.variant] ??= Object.freeze({
+    return (this.#plans[CREDENTIAL_VARIANTS + credentials.variant] ??= Object.freeze({
       ...this.headersOnly(credentials),
-      query: this.emptyQuery().text,
+      query: this.#emptyQuery,
     }))
   }
 }
