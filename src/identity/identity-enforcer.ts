@@ -139,7 +139,6 @@ export class IdentityEnforcer {
     const fork = route === 'fork'
     // A request that sent no query gets the pins alone, built once with the principal's plans.
     let query = input.query === '' ? plans.emptyQuery(fork, scoped) : undefined
-    const emptyQueryPinned = query !== undefined
     let sessionGiven = false
     if (input.query !== '') {
       const queryPins = plans.queryPins(fork, scoped)
@@ -156,12 +155,12 @@ export class IdentityEnforcer {
     const answer = { query, rewriteResponse }
     if (pins === undefined || input.body === undefined) {
       if (sessionRequired !== false) requireSession(sessionRequired, principal, undefined)
-      return this.#withHeaders(input, isPublic, answer, plans, emptyQueryPinned)
+      return this.#withHeaders(input, isPublic, answer, plans)
     }
     const afterPins = (observedInBody: ObservedFields): ForwardPlan | Promise<ForwardPlan> => {
       if (checksLearnings) this.#refuseForeignLearnings(observedInBody, scoped, method, path)
       if (sessionRequired !== false) requireSession(sessionRequired, principal, observedInBody)
-      return this.#withHeaders(input, isPublic, answer, plans, emptyQueryPinned)
+      return this.#withHeaders(input, isPublic, answer, plans)
     }
     const observedInBody = pinBody(input.body, pins)
     return observedInBody instanceof Promise
@@ -171,15 +170,15 @@ export class IdentityEnforcer {
 
   /**
    * The principal's headers plan, last (a refused request costs no signature), with the rest of
-   * the answer. Without an assertion to sign, a request that changes nothing but headers and the
-   * pins of an empty query gets a plan shared by every such request of the principal.
+   * the answer. Without an assertion to sign, a request that changes nothing but headers, or
+   * headers and the pins of an empty query, gets a plan shared by every such request of the
+   * principal.
    */
   #withHeaders(
     input: PlanInput,
     isPublic: boolean,
     answer: Pick<ForwardPlan, 'query' | 'rewriteResponse'>,
     plans: PrincipalPlans,
-    emptyQueryPinned: boolean,
   ): ForwardPlan | Promise<ForwardPlan> {
     const principal = input.principal
     const credentials = this.#credentials.adjustments(principal, input.headers, isPublic)
@@ -187,8 +186,7 @@ export class IdentityEnforcer {
     const signer = this.signer
     if (signer === undefined || !principal.authenticated) {
       if (answer.rewriteResponse !== undefined) return { ...shared, ...answer }
-      if (answer.query === undefined) return shared
-      return emptyQueryPinned ? plans.headersWithEmptyQuery(credentials) : { ...shared, ...answer }
+      return answer.query === undefined ? shared : plans.headersWithQuery(credentials, answer.query)
     }
     const header = this.#assertionHeader
     return signer.assertionFor(principal).then((assertion) => {

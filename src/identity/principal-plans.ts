@@ -58,11 +58,16 @@ export class PrincipalPlans {
     return this.#emptyQuery
   }
 
-  /** `headersOnly` with the last `emptyQuery`: a pinned request that sent no query. */
-  headersWithEmptyQuery(credentials: CredentialAdjustments): ForwardPlan {
+  /**
+   * `headersOnly` with `query`: shared when it is the last `emptyQuery` (a pinned request that
+   * sent none), made for this request otherwise. Compared by value: between a request's
+   * `emptyQuery` and its plan (a body read in between) another request may have changed it.
+   */
+  headersWithQuery(credentials: CredentialAdjustments, query: string): ForwardPlan {
+    if (query !== this.#emptyQuery) return { ...this.headersOnly(credentials), query }
     return (this.#plans[CREDENTIAL_VARIANTS + credentials.variant] ??= Object.freeze({
       ...this.headersOnly(credentials),
-      query: this.#emptyQuery,
+      query,
     }))
   }
 }

@@ -1,6 +1,15 @@
+import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { testCatalogue } from '../../helpers/catalogue.js'
-import { ADMIN, enforcer, jwtUser, planInput, TestEnforcer, testConfig } from './helpers.js'
+import {
+  ADMIN,
+  bodyText,
+  enforcer,
+  jwtUser,
+  planInput,
+  TestEnforcer,
+  testConfig,
+} from './helpers.js'
 
 void t.test('a principal that only needs headers gets one shared plan', async (t) => {
   const identity = enforcer()
@@ -78,3 +87,41 @@ void t.test('the pins are built again when what they pin changes', async (t) => 
   t.equal(await owned('bob'), 'user_id=bob', 'another owner, other pins')
   t.equal(await owned('alice'), 'user_id=alice')
 })
+
+void t.test(
+  'a plan waiting for its body keeps its own pins while another owner is planned',
+  async (t) => {
+    const scheduler = { ...jwtUser('__scheduler__', ['agents:run']), kind: 'scheduler' as const }
+    const isolated = new TestEnforcer(
+      testConfig({ auth: { user_isolation: true } }),
+      'jwt',
+      undefined,
+      true,
+    )
+    const catalogue = testCatalogue({ line: '3.0' })
+    const run = (owner: string, body: string | PassThrough) =>
+      isolated.plan(
+        planInput({
+          principal: scheduler,
+          method: 'POST',
+          path: '/agents/a1/runs',
+          catalogue,
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-schedule-owner': owner,
+            ...(typeof body === 'string' ? {} : { 'content-length': '7' }),
+          },
+          body,
+        }),
+      )
+    // Alice's form arrives late: her plan waits for it while Bob's is made in full.
+    const late = new PassThrough()
+    const alice = run('alice', late)
+    const bob = await run('bob', 'message=hi')
+    late.end('message')
+    const alicePlan = await alice
+    t.equal(bob.query, 'user_id=bob')
+    t.equal(alicePlan.query, 'user_id=alice', "Bob's pins never reach Alice's plan")
+    t.equal(await bodyText(alicePlan), 'message&user_id=alice')
+  },
+)
