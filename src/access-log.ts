@@ -99,9 +99,10 @@ export class AccessLog {
       this.#destination.write(lines)
     } catch {
       // The destination was destroyed (standard output closed): there is nowhere left to write,
-      // and a write at the end of a turn must not take the gateway down with it.
+      // and a hand-off must not take the gateway down with it.
     }
   }
+
   /**
    * For the process's exit: hands over the pending lines and writes what the destination holds
    * synchronously (an asynchronous write would never finish). After an uncaught error, too.
