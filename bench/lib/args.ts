@@ -23,7 +23,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --help               this text
 `
 
-const DEFAULTS: BenchOptions = {
+/** The options of a run given no arguments. */
+export const DEFAULT_OPTIONS: BenchOptions = {
   quick: false,
   only: null,
   rounds: 3,
@@ -137,6 +138,6 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
         throw new Error(`unknown option ${arg}\n\n${USAGE}`)
     }
   }
-  const base = explicit.quick === true ? { ...DEFAULTS, ...QUICK } : DEFAULTS
+  const base = explicit.quick === true ? { ...DEFAULT_OPTIONS, ...QUICK } : DEFAULT_OPTIONS
   return { ...base, ...explicit }
 }

@@ -35,8 +35,8 @@ const USER_ID_PREFIX = 'sa:'
 /**
  * What the cache keeps per account, so a few fields only: the account's id, its user id (the
  * name is read from it), its interned scope list, its expiry and the token's digest. What every
- * service-account principal says alike is on the prototype, and the principal is its own `serviceAccount` view
- * (it has `id` and `name`) instead of holding another object.
+ * service-account principal says alike is on the prototype, and the principal is its own
+ * `serviceAccount` view (it has `id` and `name`) instead of holding another object.
  */
 class AccountPrincipal implements ServiceAccountPrincipal {
   declare readonly kind: 'service_account'

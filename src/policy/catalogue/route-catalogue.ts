@@ -197,8 +197,10 @@ export class RouteCatalogue {
       segments: Object.freeze(segments),
       rule,
       route,
-      context: resourceContext(segments),
-      gate: route === undefined ? undefined : routeGate(route, segments),
+      // Frozen all through: a match is shared by the requests for its path, and what is derived
+      // from its parts (Grants' requirements per path) is kept by them.
+      context: freezeIfAny(resourceContext(segments)),
+      gate: route === undefined ? undefined : freezeIfAny(routeGate(route, segments)),
       familyLabel: this.#familyLabel(segments),
     })
   }
@@ -242,6 +244,10 @@ function resourceOf(segments: readonly TemplateSegment[]): CompiledRoute['resour
     if (segments[index + 1]?.kind === 'param') return { family: segment.value, idIndex: index + 1 }
   }
   return undefined
+}
+
+function freezeIfAny<T extends object>(value: T | undefined): T | undefined {
+  return value === undefined ? undefined : Object.freeze(value)
 }
 
 function routeGate(route: CompiledRoute, segments: readonly string[]): RouteGate | undefined {

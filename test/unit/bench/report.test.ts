@@ -5,6 +5,7 @@ import type {
   Sample,
   ScenarioSummary,
 } from '../../../bench/lib/types.js'
+import { DEFAULT_OPTIONS } from '../../../bench/lib/args.js'
 import { renderDoc } from '../../../bench/report/doc.js'
 import { analysisOf } from '../../../bench/report/analysis.js'
 import { limitNote } from '../../../bench/report/doc-notes.js'
@@ -124,25 +125,8 @@ const summaries = [
 const REPORT: BenchReport = {
   startedAt: '2026-01-01T00:00:00Z',
   finishedAt: '2026-01-01T00:10:00Z',
-  options: {
-    quick: false,
-    only: null,
-    rounds: 3,
-    durationS: 10,
-    warmupS: 2,
-    accessLog: true,
-    build: true,
-    ref: null,
-    connections: 50,
-    latencyRate: 2000,
-    floodRate: 5000,
-    memoryAccounts: 100_000,
-    revocations: 200,
-    writeDocs: true,
-    cpuProfile: false,
-    reportFile: null,
-    waitQuietCores: null,
-  },
+  options: { ...DEFAULT_OPTIONS, writeDocs: true },
+
   machine: {
     cpuModel: 'Test CPU',
     cores: 2,

@@ -11,6 +11,18 @@ import {
   testConfig,
 } from './helpers.js'
 
+/** The 3.0 scheduler with these scopes, and an enforcer under isolation that reads its owner. */
+function isolatedScheduler(scopes: string[]) {
+  const scheduler = { ...jwtUser('__scheduler__', scopes), kind: 'scheduler' as const }
+  const isolated = new TestEnforcer(
+    testConfig({ auth: { user_isolation: true } }),
+    'jwt',
+    undefined,
+    true,
+  )
+  return { scheduler, isolated }
+}
+
 void t.test('a principal that only needs headers gets one shared plan', async (t) => {
   const identity = enforcer()
   const alice = jwtUser('alice', ['agents:read'])
@@ -65,13 +77,7 @@ void t.test('the pins are built again when what they pin changes', async (t) => 
   t.equal(await plan('/agents/a1/sessions/s1'), undefined, 'another route does not')
   t.equal(await plan(fork), 'user_id=root', 'the fork again')
 
-  const scheduler = { ...jwtUser('__scheduler__', ['sessions:read']), kind: 'scheduler' as const }
-  const isolated = new TestEnforcer(
-    testConfig({ auth: { user_isolation: true } }),
-    'jwt',
-    undefined,
-    true,
-  )
+  const { scheduler, isolated } = isolatedScheduler(['sessions:read'])
   const owned = async (owner: string) =>
     (
       await isolated.plan(
@@ -91,13 +97,7 @@ void t.test('the pins are built again when what they pin changes', async (t) => 
 void t.test(
   'a plan waiting for its body keeps its own pins while another owner is planned',
   async (t) => {
-    const scheduler = { ...jwtUser('__scheduler__', ['agents:run']), kind: 'scheduler' as const }
-    const isolated = new TestEnforcer(
-      testConfig({ auth: { user_isolation: true } }),
-      'jwt',
-      undefined,
-      true,
-    )
+    const { scheduler, isolated } = isolatedScheduler(['agents:run'])
     const catalogue = testCatalogue({ line: '3.0' })
     const run = (owner: string, body: string | PassThrough) =>
       isolated.plan(
