@@ -83,6 +83,7 @@ async function main(): Promise<void> {
   const { samples, skipped } = await runThroughput(world, scenarios, gen, {
     rounds: options.rounds,
     durationS: options.durationS,
+    sliceS: options.sliceS,
     warmupS: options.warmupS,
     connections: options.connections,
     log,

@@ -185,6 +185,8 @@ export interface BenchOptions {
   readonly only: readonly string[] | null
   readonly rounds: number
   readonly durationS: number
+  /** Throughput measurements are taken in slices of about this long; absent in older reports. */
+  readonly sliceS: number
   readonly warmupS: number
   readonly accessLog: boolean
   readonly build: boolean

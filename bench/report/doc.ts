@@ -1,8 +1,9 @@
 import { LATENCY_CONNECTIONS } from '../scenarios/catalog.js'
 import { THROTTLED_ADDRESS } from '../scenarios/credentials.js'
 import { SETTLE_MS, WARM_ACCOUNTS } from '../scenarios/memory.js'
+import { sliceCount } from '../lib/slices.js'
 import { median } from '../lib/stats.js'
-import type { BenchReport, LatencyPath, LatencyResult } from '../lib/types.js'
+import type { BenchOptions, BenchReport, LatencyPath, LatencyResult } from '../lib/types.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
 import { EXPECTED_SHARE } from './cpu-targets.js'
 import { limitNote } from './doc-notes.js'
@@ -42,6 +43,13 @@ function machineSection(report: BenchReport): string[] {
   return lines
 }
 
+/** How a round's measurement was cut; reports from before slices measured in one piece. */
+function measurementSlices(o: BenchOptions): string {
+  const slices = sliceCount(o.durationS, o.sliceS ?? o.durationS)
+  if (slices === 1) return ''
+  return `, each round's ${o.durationS} s taken as ${slices} slices of ${o.durationS / slices} s in turn over the scenarios and added up (drift of the machine falls on every row alike)`
+}
+
 function methodSection(report: BenchReport): string[] {
   const o = report.options
   const latencyPaths =
@@ -56,7 +64,7 @@ function methodSection(report: BenchReport): string[] {
     'Run it with `npm run bench` (`-- --help` for options; `-- --quick` for a smoke check). The comparison systems are optional: `apt-get install nginx haproxy wrk` (Debian packages; HAProxy ≥ 2.5 for `jwt_verify`); whatever is missing is skipped and named below, and autocannon (a dev dependency) replaces wrk. PostgreSQL scenarios need the `postgresql` package, as the test suite does.',
     '',
     `- Gateway built from ${report.build}.`,
-    `- Load generator: ${report.generator}, 1 thread, ${o.connections} connections, ${o.durationS} s per measurement, ${o.rounds} rounds alternating over the scenarios (medians reported), ${o.warmupS} s of warm-up before a scenario's first round.`,
+    `- Load generator: ${report.generator}, 1 thread, ${o.connections} connections, ${o.durationS} s per measurement, ${o.rounds} rounds alternating over the scenarios (medians reported)${measurementSlices(o)}, ${o.warmupS} s of warm-up before a scenario's first round.`,
     `- Quiet machine: ${o.waitQuietCores === null ? 'not waited for' : `each measurement waited (up to 60 s) until other processes used at most ${o.waitQuietCores} cores`}.`,
     `- Pinning: ${report.pinning}. For "direct" the upstream moves to the system-under-test CPU.`,
     `- Portcullis access log: ${o.accessLog ? 'on (the default config)' : 'off (--access-log off)'}, written to a file; one scenario runs with it off for comparison.`,

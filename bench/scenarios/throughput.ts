@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import type { LoadGenerator } from '../load/generator.js'
-import { measure, type Accounting } from '../lib/measure.js'
+import { measure, type Accounting, type Measured } from '../lib/measure.js'
 import { httpRequest } from '../lib/net.js'
 import { repin } from '../lib/pin.js'
+import { combineSlices, sliceCount } from '../lib/slices.js'
 import type { Sample, SkippedScenario } from '../lib/types.js'
 import { truncateLog } from '../systems/system.js'
 import type { ThroughputScenario } from './catalog.js'
@@ -11,6 +12,8 @@ import { postgresPids, type CredentialSpec, type World } from './world.js'
 export interface ThroughputOptions {
   readonly rounds: number
   readonly durationS: number
+  /** Length of a slice of a measurement (see runThroughput). */
+  readonly sliceS: number
   readonly warmupS: number
   readonly connections: number
   readonly log: (line: string) => void
@@ -41,8 +44,64 @@ async function reach(
 }
 
 /**
- * Every available scenario, round after round, alternating (round 1 of each, then round 2 …), so
- * a slow drift of the machine affects every scenario alike. Each scenario is warmed up once.
+ * One slice of one scenario: `durationS` of load, after `warmupS` of warm-up when asked. Null when
+ * the scenario's system or credential is gone.
+ */
+async function measureSlice(
+  world: World,
+  scenario: ThroughputScenario,
+  generator: LoadGenerator,
+  offsets: Map<string, number>,
+  slice: { durationS: number; warmupS: number; connections: number; gatewayLogs: string[] },
+): Promise<Measured | null> {
+  const system = world.systems.get(scenario.system)
+  const credential = world.credentials.get(scenario.credential)
+  if (system === undefined || credential === undefined) return null
+  const direct = scenario.system === 'upstream'
+  const answersItself = scenario.expectStatus !== 200
+  const url = `${system.baseUrl}${scenario.path}`
+  const accounting: Accounting = {
+    sut: system.pids,
+    upstream: direct ? [] : world.upstream.pids,
+    outside: postgresPids(world.postgres),
+  }
+  const run = async (durationS: number) => {
+    const file = credential.tokensFile
+    const offset = file === undefined ? 0 : (offsets.get(file) ?? 0)
+    const measured = await measure(accounting, () =>
+      generator.run({
+        url,
+        connections: slice.connections,
+        durationS,
+        headers: credential.headers,
+        tokensFile: file,
+        tokenOffset: offset,
+        expectStatus: answersItself ? scenario.expectStatus : undefined,
+      }),
+    )
+    // Continue the token cycle where this run stopped (in-flight requests included).
+    if (file !== undefined) offsets.set(file, offset + measured.load.requests + slice.connections)
+    return measured
+  }
+  if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.sut)
+  try {
+    // A throttle's window may have drained since the last slice: trip it again first.
+    if (answersItself) await reach(url, credential, undefined, scenario.expectStatus)
+    if (slice.warmupS > 0) await run(slice.warmupS)
+    for (const file of slice.gatewayLogs) truncateLog(file)
+    return await run(slice.durationS)
+  } finally {
+    if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.generator)
+    for (const file of slice.gatewayLogs) truncateLog(file)
+  }
+}
+
+/**
+ * Every available scenario, round after round. A round's measurement of each scenario is cut into
+ * slices of about `sliceS`, taken in turn over the scenarios (slice 1 of each, then slice 2 …) and
+ * added up, so that drift of the machine, even over seconds, falls on every scenario alike: a
+ * ratio of two rows compares CPU spent over the same stretch of time. Each scenario is warmed up
+ * once.
  */
 export async function runThroughput(
   world: World,
@@ -76,66 +135,40 @@ export async function runThroughput(
   }
 
   const gatewayLogs = [...world.gateways.values()].map((gateway) => gateway.logFile)
+  const slices = sliceCount(options.durationS, options.sliceS)
   for (let round = 1; round <= options.rounds; round++) {
-    for (const scenario of ready) {
-      const system = world.systems.get(scenario.system)
-      const credential = world.credentials.get(scenario.credential)
-      if (system === undefined || credential === undefined) continue
-      const direct = scenario.system === 'upstream'
-      const answersItself = scenario.expectStatus !== 200
-      const url = `${system.baseUrl}${scenario.path}`
-      const accounting: Accounting = {
-        sut: system.pids,
-        upstream: direct ? [] : world.upstream.pids,
-        outside: postgresPids(world.postgres),
-      }
-      const run = (durationS: number) => {
-        const file = credential.tokensFile
-        const offset = file === undefined ? 0 : (offsets.get(file) ?? 0)
-        return measure(accounting, () => {
-          const running = generator.run({
-            url,
-            connections: options.connections,
-            durationS,
-            headers: credential.headers,
-            tokensFile: file,
-            tokenOffset: offset,
-            expectStatus: answersItself ? scenario.expectStatus : undefined,
-          })
-          return running
-        }).then((measured) => {
-          // Continue the token cycle where this run stopped (in-flight requests included).
-          if (file !== undefined) {
-            offsets.set(file, offset + measured.load.requests + options.connections)
-          }
-          return measured
+    const measuredSlices = new Map<string, Measured[]>()
+    for (let slice = 1; slice <= slices; slice++) {
+      if (slices > 1) options.log(`round ${round} slice ${slice}/${slices}`)
+      for (const scenario of ready) {
+        const measured = await measureSlice(world, scenario, generator, offsets, {
+          durationS: options.durationS / slices,
+          warmupS: round === 1 && slice === 1 ? options.warmupS : 0,
+          connections: options.connections,
+          gatewayLogs,
         })
+        if (measured === null) continue
+        measuredSlices.set(scenario.id, [...(measuredSlices.get(scenario.id) ?? []), measured])
       }
-      if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.sut)
-      try {
-        // A throttle's window may have drained since the last round: trip it again first.
-        if (answersItself) await reach(url, credential, undefined, scenario.expectStatus)
-        if (round === 1 && options.warmupS > 0) await run(options.warmupS)
-        for (const file of gatewayLogs) truncateLog(file)
-        const measured = await run(options.durationS)
-        const rps = measured.load.requests / measured.load.durationS
-        const cpuUsPerRequest = (measured.cpu.sutS * 1e6) / Math.max(1, measured.load.requests)
-        samples.push({ scenario: scenario.id, round, ...measured, rps, cpuUsPerRequest })
-        options.log(
-          `round ${round} ${scenario.id.padEnd(18)} ${Math.round(rps).toString().padStart(6)} req/s` +
-            `  p50 ${(measured.load.p50Us / 1000).toFixed(2)} ms  p99 ${(measured.load.p99Us / 1000).toFixed(2)} ms` +
-            `  cpu ${cpuUsPerRequest.toFixed(1)} µs/req  others ${measured.disturbance.foreignCores.toFixed(2)} cores` +
-            (measured.load.statuses === undefined
-              ? ''
-              : `  answers ${JSON.stringify(measured.load.statuses)}`) +
-            (measured.load.unexpected > 0
-              ? `  ! ${measured.load.unexpected} not ${scenario.expectStatus}`
-              : ''),
-        )
-      } finally {
-        if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.generator)
-        for (const file of gatewayLogs) truncateLog(file)
-      }
+    }
+    for (const scenario of ready) {
+      const parts = measuredSlices.get(scenario.id)
+      if (parts === undefined) continue
+      const measured = combineSlices(parts)
+      const rps = measured.load.requests / measured.load.durationS
+      const cpuUsPerRequest = (measured.cpu.sutS * 1e6) / Math.max(1, measured.load.requests)
+      samples.push({ scenario: scenario.id, round, ...measured, rps, cpuUsPerRequest })
+      options.log(
+        `round ${round} ${scenario.id.padEnd(18)} ${Math.round(rps).toString().padStart(6)} req/s` +
+          `  p50 ${(measured.load.p50Us / 1000).toFixed(2)} ms  p99 ${(measured.load.p99Us / 1000).toFixed(2)} ms` +
+          `  cpu ${cpuUsPerRequest.toFixed(1)} µs/req  others ${measured.disturbance.foreignCores.toFixed(2)} cores` +
+          (measured.load.statuses === undefined
+            ? ''
+            : `  answers ${JSON.stringify(measured.load.statuses)}`) +
+          (measured.load.unexpected > 0
+            ? `  ! ${measured.load.unexpected} not ${scenario.expectStatus}`
+            : ''),
+      )
     }
   }
   return { samples, skipped }

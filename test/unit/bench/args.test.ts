@@ -8,6 +8,7 @@ void t.test(
     const options = parseArgs([])
     if (options === 'help') throw new Error('unexpected help')
     t.match(options, { rounds: 3, durationS: 10, connections: 50, accessLog: true, quick: false })
+    t.equal(options.sliceS, 2, 'a measurement in slices of 2 s')
     t.equal(options.only, null)
   },
 )
@@ -28,6 +29,8 @@ void t.test('--quick shortens, explicit options still win', async (t) => {
 
 void t.test('bad options are errors; --help is help', async (t) => {
   t.throws(() => parseArgs(['--rounds', '0']), /positive/)
+  t.throws(() => parseArgs(['--slice', '0']), /--slice needs a positive number/)
+  t.match(parseArgs(['--slice=5']), { sliceS: 5 })
   t.throws(() => parseArgs(['--access-log', 'maybe']), /on or off/)
   t.throws(() => parseArgs(['--frobnicate']), /unknown option/)
   t.equal(parseArgs(['--help']), 'help')

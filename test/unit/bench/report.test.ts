@@ -156,6 +156,10 @@ void t.test(
   async (t) => {
     const doc = renderDoc(REPORT, evaluateTargets(REPORT))
     t.match(doc, /Test CPU, 2 cores/)
+    t.match(
+      doc,
+      /3 rounds alternating over the scenarios \(medians reported\), each round's 10 s taken as 5 slices of 2 s in turn/,
+    )
     t.match(doc, /haproxy \*\*not installed\*\*/)
     t.match(doc, /\| warm token \| 20,000 \| 0\.44 \| 1\.00 \| 3\.00 \| 50\.0 \| 90 % \| 0 \|/)
     t.match(doc, /haproxy: skipped — HAProxy not installed/)
@@ -282,6 +286,16 @@ void t.test(
     t.ok(doc.includes(analysisOf('latency-p50')), 'and its analysis')
   },
 )
+
+void t.test('a report saved before measurements were sliced says one piece', async (t) => {
+  const { sliceS: _, ...before } = REPORT.options
+  const doc = renderDoc(
+    { ...REPORT, options: before as BenchReport['options'] },
+    evaluateTargets(REPORT),
+  )
+  t.match(doc, /3 rounds alternating over the scenarios \(medians reported\), 2 s of warm-up/)
+  t.notMatch(doc, /slices/)
+})
 
 void t.test('a report saved before the Koa floor was measured still renders', async (t) => {
   const report: BenchReport = { ...REPORT, latency: LATENCY_BEFORE_THE_FLOOR }
