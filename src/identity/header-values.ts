@@ -23,11 +23,12 @@ export function encodeIdHeaderValue(id: string): string {
 }
 
 const NON_ASCII = /[\u007f-\uffff]/g
+const HAS_NON_ASCII = /[\u007f-\uffff]/
 
 /** JSON whose every non-ASCII character (and DEL) is a `\u` escape, so it is a valid field value. */
 export function jsonHeaderValue(value: unknown): string {
-  return JSON.stringify(value).replace(
-    NON_ASCII,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  )
+  const json = JSON.stringify(value)
+  // Most values are ASCII already: no replacement pass, no callback.
+  if (!HAS_NON_ASCII.test(json)) return json
+  return json.replace(NON_ASCII, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

@@ -1,6 +1,16 @@
+import { BoundedCache } from '../../bounded-cache.js'
+import { deepFreeze } from './deep-freeze.js'
 import { invalidToken } from './jwt-errors.js'
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/
+const EQUALS = 0x3d
+
+// An issuer signs every token with one of a few headers (`alg`, `typ`, `kid`), so a fresh token
+// brings a header segment already decoded. Bounded: a flood of forged headers only turns it over.
+const MAX_DECODED_HEADERS = 64
+const decodedHeaders = new BoundedCache<string, Readonly<Record<string, unknown>> | false>({
+  max: MAX_DECODED_HEADERS,
+})
 
 export interface CompactToken {
   readonly header: Readonly<Record<string, unknown>>
@@ -28,11 +38,23 @@ export function parseCompactToken(token: string, maxBytes: number): CompactToken
   if (!isBase64Url(headerSegment)) throw invalidToken('jwt.malformed', 'Invalid header padding')
   if (!isBase64Url(payloadSegment)) throw invalidToken('jwt.malformed', 'Invalid payload padding')
   if (!isBase64Url(signatureSegment)) throw invalidToken('jwt.malformed', 'Invalid crypto padding')
-  const header = decodeJsonObject(headerSegment)
+  const header = decodeHeader(headerSegment)
   if (header === undefined) {
     throw invalidToken('jwt.malformed', 'Invalid header string: must be a json object')
   }
   return { header, payloadSegment }
+}
+
+/**
+ * A header segment's JSON object (deep-frozen: it is shared by every token carrying the same
+ * segment), or undefined for anything else. Decoded once per distinct segment text.
+ */
+export function decodeHeader(segment: string): Readonly<Record<string, unknown>> | undefined {
+  let header = decodedHeaders.get(segment)
+  if (header === undefined) {
+    header = decodedHeaders.remember(segment, deepFreeze(decodeJsonObject(segment)) ?? false)
+  }
+  return header === false ? undefined : header
 }
 
 /** A base64url segment holding a JSON object, or undefined for anything else. */
@@ -52,8 +74,10 @@ export function decodeJsonObject(segment: string): Record<string, unknown> | und
  * padding is accepted too (some issuers pad); any other `=` is refused.
  */
 function isBase64Url(segment: string): boolean {
-  const padding = segment.length - segment.replace(/=+$/, '').length
-  const data = padding === 0 ? segment : segment.slice(0, -padding)
+  let end = segment.length
+  while (end > 0 && segment.charCodeAt(end - 1) === EQUALS) end -= 1
+  const padding = segment.length - end
+  const data = padding === 0 ? segment : segment.slice(0, end)
   if (!BASE64URL.test(data) || data.length % 4 === 1) return false
   return padding === 0 || padding === 4 - (data.length % 4)
 }

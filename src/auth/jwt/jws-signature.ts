@@ -8,6 +8,7 @@ import {
 } from 'node:crypto'
 import { compactVerify, errors, type CompactVerifyResult, type VerifyOptions } from 'jose'
 import { equalDigests } from '../constant-time.js'
+import { decodeHeader } from './compact-token.js'
 import { rsaBitsProblem, type JwtAlgorithm } from './key-fit.js'
 import type { VerificationKey } from './key-set.js'
 
@@ -41,16 +42,15 @@ const prepared = new WeakMap<object, Map<string, PreparedKey | null>>()
  * JWS compact verification (RFC 7515) of the signature only, with `node:crypto`, for the headers
  * every issuer sends. Anything else (a `crit` or `b64` header, a key `node:crypto` refuses) goes to
  * jose, so every outcome and error stays jose's. The caller has already checked that `alg` is the
- * configured algorithm and that the three segments are base64url.
+ * configured algorithm and that the three segments are base64url. The node:crypto check answers
+ * at once (a mismatch is thrown), jose's with a promise.
  */
-export async function verifyCompactJws(
+export function verifyCompactJws(
   token: string,
   key: VerificationKey,
   options: VerifyOptions,
-): Promise<Pick<CompactVerifyResult, 'payload'>> {
-  const result = verifyWithNodeCrypto(token, key, options)
-  if (result !== undefined) return result
-  return compactVerify(token, key, options)
+): Pick<CompactVerifyResult, 'payload'> | Promise<Pick<CompactVerifyResult, 'payload'>> {
+  return verifyWithNodeCrypto(token, key, options) ?? compactVerify(token, key, options)
 }
 
 /** The payload, a thrown jose-equivalent signature failure, or undefined to let jose decide. */
@@ -62,7 +62,7 @@ export function verifyWithNodeCrypto(
   const firstDot = token.indexOf('.')
   const lastDot = token.lastIndexOf('.')
   if (firstDot <= 0 || lastDot === firstDot) return undefined
-  const header = parseHeader(token.slice(0, firstDot))
+  const header = decodeHeader(token.slice(0, firstDot))
   if (header === undefined || 'crit' in header || 'b64' in header) return undefined
   const alg = header.alg
   if (typeof alg !== 'string' || options.algorithms?.includes(alg) !== true) return undefined
@@ -90,17 +90,6 @@ function checkSignature(key: PreparedKey, signingInput: Buffer, signature: Buffe
 
 /** jose's own class, so that the caller maps it exactly as it maps jose's failures. */
 class SignatureMismatch extends errors.JWSSignatureVerificationFailed {}
-
-function parseHeader(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined
-  } catch {
-    return undefined
-  }
-}
 
 function preparedKey(key: VerificationKey, alg: JwtAlgorithm): PreparedKey | null {
   let byAlg = prepared.get(key)

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.js'
 import { isReservedPrincipal, type Principal } from '../../principal.js'
+import { deepFreeze } from './deep-freeze.js'
 import { audienceMismatch, audienceMissing, reservedSubject } from './jwt-errors.js'
 import { claimSeconds } from './registered-claims.js'
 
@@ -23,10 +24,21 @@ export function claim(payload: Payload, name: string): unknown {
  * JWT-10: a list is the scopes (its string items), a string is ONE scope (not split on
  * spaces, so `"agents:read teams:read"` grants neither), anything else is no scopes.
  */
-export function scopesFromClaim(value: unknown): string[] {
-  if (typeof value === 'string') return [value]
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string')
-  return []
+export function scopesFromClaim(value: unknown): readonly string[] {
+  if (typeof value === 'string') return Object.freeze([value])
+  if (!Array.isArray(value)) return NO_SCOPES
+  // A list of strings alone (the usual claim) is the scopes as it stands once frozen with the
+  // claims: no copy per token.
+  if (value.every(isString)) {
+    return Object.isFrozen(value) ? value : Object.freeze(value.slice())
+  }
+  return Object.freeze(value.filter(isString))
+}
+
+const NO_SCOPES: readonly string[] = Object.freeze([])
+
+function isString(item: unknown): item is string {
+  return typeof item === 'string'
 }
 
 /** A user or session id: a string, or a finite number as its decimal text; else none. */
@@ -76,7 +88,7 @@ export function principalFromClaims(
     authenticated: true,
     userId: identityFromClaim(claim(claims, settings.user_id_claim)),
     sessionId: identityFromClaim(claim(claims, settings.session_id_claim)),
-    scopes: Object.freeze(scopesFromClaim(claim(claims, settings.scopes_claim))),
+    scopes: scopesFromClaim(claim(claims, settings.scopes_claim)),
     authorizationEnabled: options.authorizationEnabled,
     claims,
     ...(dependencies === undefined ? {} : { dependencies }),
@@ -104,19 +116,8 @@ export function undecodablePrincipal(
 }
 
 function pickClaims(payload: Payload, names: readonly string[]): Payload | undefined {
+  if (names.length === 0) return undefined
   const picked = names.filter((name) => Object.hasOwn(payload, name))
   if (picked.length === 0) return undefined
   return Object.freeze(Object.fromEntries(picked.map((name) => [name, payload[name]])))
-}
-
-/** Iterative, as a `validate: false` payload may nest thousands of levels deep. */
-function deepFreeze<T>(value: T): T {
-  const pending: unknown[] = [value]
-  while (pending.length > 0) {
-    const node = pending.pop()
-    if (typeof node !== 'object' || node === null || Object.isFrozen(node)) continue
-    Object.freeze(node)
-    for (const child of Object.values(node)) pending.push(child)
-  }
-  return value
 }

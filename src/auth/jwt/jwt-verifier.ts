@@ -7,7 +7,12 @@ import type { Principal } from '../../principal.js'
 import { NOT_RESPONSIBLE, type Verifier, type VerifierAnswer } from '../verifier.js'
 import { systemClock, type Clock } from '../../clock.js'
 import { parseCompactToken } from './compact-token.js'
-import { checkAudience, principalFromClaims, rejectReservedSubject } from './jwt-claims.js'
+import {
+  checkAudience,
+  principalFromClaims,
+  rejectReservedSubject,
+  type Payload,
+} from './jwt-claims.js'
 import { invalidToken } from './jwt-errors.js'
 import { verifyCompactJws } from './jws-signature.js'
 import { checkUserIdClaim } from './registered-claims.js'
@@ -126,14 +131,25 @@ export class JwtVerifier implements Verifier {
     return this.#verifySignature(token, header, { credentialHash, generation, now })
   }
 
-  async #verifySignature(
+  /** At once when the key order answered at once (static keys, node:crypto), else a promise. */
+  #verifySignature(
     token: string,
     header: { readonly alg?: string; readonly kid?: string },
-    at: { credentialHash: string; generation: number; now: number },
-  ): Promise<Principal> {
-    const { credentialHash, generation, now } = at
-    const authorizationEnabled = this.#authorizationEnabled
-    const payload = await verifyInKeyOrder(this.#keyOrder, token, header.kid, now)
+    at: VerifiedAt,
+  ): Principal | Promise<Principal> {
+    const payload = verifyInKeyOrder(this.#keyOrder, token, header.kid, at.now)
+    return payload instanceof Promise
+      ? payload.then((claims) => this.#principalOf(claims, header, at))
+      : this.#principalOf(payload, header, at)
+  }
+
+  /** The checks after the signature and the registered claims, then the cached principal. */
+  #principalOf(
+    payload: Payload,
+    header: { readonly alg?: string; readonly kid?: string },
+    at: VerifiedAt,
+  ): Principal {
+    const { credentialHash, generation } = at
     if (this.#expectedAudience !== undefined) {
       checkAudience(payload, this.#auth.audience_claim, this.#expectedAudience)
     }
@@ -141,14 +157,16 @@ export class JwtVerifier implements Verifier {
     rejectReservedSubject(payload, this.#auth.user_id_claim)
     const principal = principalFromClaims(payload, this.#auth, {
       credentialHash,
-      authorizationEnabled,
+      authorizationEnabled: this.#authorizationEnabled,
       verified: true,
     })
     this.#cache.set(credentialHash, generation, principal)
-    this.#logger.debug(
-      { credential: 'jwt', cache: 'miss', alg: header.alg, kid: header.kid },
-      'auth: JWT verified',
-    )
+    if (this.#logger.isLevelEnabled('debug')) {
+      this.#logger.debug(
+        { credential: 'jwt', cache: 'miss', alg: header.alg, kid: header.kid },
+        'auth: JWT verified',
+      )
+    }
     return principal
   }
 
@@ -179,6 +197,13 @@ export class JwtVerifier implements Verifier {
   close(): void {
     this.#keyOrder.jwks?.close()
   }
+}
+
+/** What a verification started from: the token's hash, the key set's generation, the time. */
+interface VerifiedAt {
+  readonly credentialHash: string
+  readonly generation: number
+  readonly now: number
 }
 
 /** The audiences a token must name when `verify_audience` is on: `audience`, else `service_id`. */

@@ -15,13 +15,15 @@ export const LEEWAY_SECONDS = 10
 
 /**
  * jose's `compactVerify` (the signature only: the claims are checked as PyJWT checks them, which
- * jose's `jwtVerify` does not); tests inject a counting wrapper.
+ * jose's `jwtVerify` does not), or a check that answers at once; tests inject a counting wrapper.
  */
 export type VerifyJws = (
   token: string,
   key: VerificationKey,
   options: VerifyOptions,
-) => Promise<Pick<CompactVerifyResult, 'payload'>>
+) => VerifiedJws | Promise<VerifiedJws>
+
+type VerifiedJws = Pick<CompactVerifyResult, 'payload'>
 
 export interface KeyOrder {
   readonly algorithm: JwtAlgorithm
@@ -37,17 +39,29 @@ export interface KeyOrder {
  * stops at once; another JWKS failure stops at once only without static keys; otherwise the last
  * error wins. A token verified with a key of auth.oidc_issuer must carry that `iss`. When no
  * key matched and the remote key set cannot be used, a token no key verified gets 503: it may be
- * valid under the keys that could not be fetched.
+ * valid under the keys that could not be fetched. Static keys alone, with checks that answer at
+ * once (node:crypto), answer at once: a refusal is then thrown rather than rejected.
  */
-export async function verifyInKeyOrder(
+export function verifyInKeyOrder(
   order: KeyOrder,
   token: string,
   kid: unknown,
   now: number,
+): Payload | Promise<Payload> {
+  if (order.jwks === undefined) return tryStaticKeys(order, token, kid, now, 0, undefined)
+  return verifyWithJwks(order, order.jwks, token, kid, now)
+}
+
+async function verifyWithJwks(
+  order: KeyOrder,
+  jwks: JwksSources,
+  token: string,
+  kid: unknown,
+  now: number,
 ): Promise<Payload> {
+  const selection = await jwks.select(kid, now)
   let lastError: GatewayError | undefined
-  const selection = order.jwks === undefined ? undefined : await order.jwks.select(kid, now)
-  if (selection?.key !== undefined) {
+  if (selection.key !== undefined) {
     try {
       const payload = await attempt(order, token, selection.key, now)
       if (selection.issuer !== undefined) checkIssuer(payload, selection.issuer)
@@ -59,16 +73,45 @@ export async function verifyInKeyOrder(
       lastError = failure
     }
   }
-  for (const key of order.staticKeys) {
+  return tryStaticKeys(order, token, kid, now, 0, lastError, selection)
+}
+
+/**
+ * The static keys from `index` on, after `lastError`: each attempt that answers at once is
+ * followed by the next at once, one that waits continues the order when it settles.
+ */
+function tryStaticKeys(
+  order: KeyOrder,
+  token: string,
+  kid: unknown,
+  now: number,
+  index: number,
+  lastError: GatewayError | undefined,
+  selection?: KeySelection,
+): Payload | Promise<Payload> {
+  const keys = order.staticKeys
+  let failure = lastError
+  for (let at = index; at < keys.length; at++) {
+    let answer: Payload | Promise<Payload>
     try {
-      return await attempt(order, token, key, now)
+      answer = attempt(order, token, keys[at] as VerificationKey, now)
     } catch (error) {
-      const failure = asFailure(order.logger, error)
-      if (endsVerification(failure)) throw failure
-      lastError = failure
+      failure = staticKeyFailure(order, error)
+      continue
     }
+    if (!(answer instanceof Promise)) return answer
+    return answer.catch((error: unknown) =>
+      tryStaticKeys(order, token, kid, now, at + 1, staticKeyFailure(order, error), selection),
+    )
   }
-  throw unlessUnavailable(lastError ?? noKeyToTry(order, kid, now), selection)
+  throw unlessUnavailable(failure ?? noKeyToTry(order, kid, now), selection)
+}
+
+/** A static key's failure to remember while the next key is tried; an expiry stops at once. */
+function staticKeyFailure(order: KeyOrder, error: unknown): GatewayError {
+  const failure = asFailure(order.logger, error)
+  if (endsVerification(failure)) throw failure
+  return failure
 }
 
 /**
@@ -104,23 +147,32 @@ function unlessUnavailable(
   return keysUnavailable(unavailable.everLoaded, unavailable.retryAfterSeconds)
 }
 
-async function attempt(
+function attempt(
   order: KeyOrder,
   token: string,
   key: VerificationKey,
   now: number,
-): Promise<Payload> {
-  const { payload } = await order.verifyJws(token, key, { algorithms: [order.algorithm] })
+): Payload | Promise<Payload> {
+  const verified = order.verifyJws(token, key, { algorithms: [order.algorithm] })
+  if (verified instanceof Promise)
+    return verified.then(({ payload }) => checkedClaims(payload, now))
+  return checkedClaims(verified.payload, now)
+}
+
+function checkedClaims(payload: Uint8Array, now: number): Payload {
   const claims = parsePayload(payload)
   checkRegisteredClaims(claims, now / 1000, LEEWAY_SECONDS)
   return claims
 }
 
+// Stateless between calls (no `stream` option), so one serves every token.
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
 /** PyJWT: the payload must be a JSON object (Python's parser; jose's JSON.parse here). */
 function parsePayload(bytes: Uint8Array): Payload {
   let value: unknown
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    value = JSON.parse(UTF8.decode(bytes))
   } catch {
     value = undefined
   }

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events'
 import type { Duplex } from 'node:stream'
 import t from 'tap'
 import { WebSocketAdmission } from '../../../src/http/websocket-limits.js'
+import { thrownBy } from '../../helpers/thrown.js'
 
 /** Enough of a socket: it closes once, and may already be destroyed. */
 class FakeSocket extends EventEmitter {
@@ -14,22 +15,12 @@ class FakeSocket extends EventEmitter {
 }
 const socket = (): FakeSocket & Duplex => new FakeSocket() as FakeSocket & Duplex
 
-/** What `admit` throws, or undefined. */
-function refusal(admit: () => void): unknown {
-  try {
-    admit()
-  } catch (error) {
-    return error
-  }
-  return undefined
-}
-
 void t.test('a client over its share: 429; the gateway full: 503', async (t) => {
   const admission = new WebSocketAdmission({ maxConnections: 3, maxPerClient: 2 })
   const held = [socket(), socket()]
   for (const each of held) admission.admit('198.51.100.1', each)
   t.match(
-    refusal(() => admission.admit('198.51.100.1', socket())),
+    thrownBy(() => admission.admit('198.51.100.1', socket())),
     {
       status: 429,
       reason: 'websocket.client_limit',
@@ -38,7 +29,7 @@ void t.test('a client over its share: 429; the gateway full: 503', async (t) => 
   admission.admit('198.51.100.2', socket())
   t.equal(admission.size, 3)
   t.match(
-    refusal(() => admission.admit('198.51.100.3', socket())),
+    thrownBy(() => admission.admit('198.51.100.3', socket())),
     {
       status: 503,
       reason: 'websocket.capacity',
@@ -53,13 +44,13 @@ void t.test('an IPv6 /64 is one client, as the throttle counts it', async (t) =>
   const admission = new WebSocketAdmission({ maxConnections: 10, maxPerClient: 1 })
   admission.admit('2001:db8:1:2::1', socket())
   t.match(
-    refusal(() => admission.admit('2001:db8:1:2::ffff', socket())),
+    thrownBy(() => admission.admit('2001:db8:1:2::ffff', socket())),
     { status: 429 },
   )
   t.doesNotThrow(() => admission.admit('2001:db8:1:3::1', socket()), 'another /64')
   admission.admit('198.51.100.7', socket())
   t.match(
-    refusal(() => admission.admit('::ffff:198.51.100.7', socket())),
+    thrownBy(() => admission.admit('::ffff:198.51.100.7', socket())),
     { status: 429 },
   )
 })
@@ -80,7 +71,7 @@ void t.test('a slot is given back once, and at once for a socket already gone', 
   const held = [socket(), socket()]
   for (const each of held) admission.admit('198.51.100.1', each)
   t.match(
-    refusal(() => admission.admit('198.51.100.1', socket())),
+    thrownBy(() => admission.admit('198.51.100.1', socket())),
     { status: 503 },
     'the count is still exact: two slots, two held',
   )

@@ -39,7 +39,9 @@ function keyPair(alg: string, options: { rsaBits?: number; curve?: string }) {
   return generateKeyPairSync('rsa', { modulusLength: options.rsaBits ?? 2048 })
 }
 
-async function outcome(run: () => Promise<{ payload: Uint8Array }>): Promise<string> {
+async function outcome(
+  run: () => { payload: Uint8Array } | Promise<{ payload: Uint8Array }>,
+): Promise<string> {
   try {
     return `payload ${Buffer.from((await run()).payload).toString('utf8')}`
   } catch (error) {
