@@ -1,5 +1,5 @@
 import { pino, type DestinationStream } from 'pino'
-import type { Logger } from './logger.js'
+import { STDOUT_BLOCK_BYTES, type Logger } from './logger.js'
 import type { LoggedReason } from './reasons.js'
 import { redactSecrets } from './redact.js'
 import { systemTimers, type Timers } from './timers.js'
@@ -78,7 +78,7 @@ export class AccessLog {
         ? ''
         : `,"upgrade":"${record.upgrade}","bytes_in":${record.bytes_in ?? 0},"bytes_out":${record.bytes_out ?? 0}`
     this.#pending += `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":${quote(redactSecrets(record.req_id))},"method":${quote(record.method)},"path":${quote(redactSecrets(record.path))},"status":${record.status},"duration_ms":${record.duration_ms},"client":${quote(record.client)},"route":${quote(record.route)}${reason}${upgrade},"msg":"request"}\n`
-    if (this.#pending.length >= HANDOFF_BYTES) this.flush()
+    if (this.#pending.length >= STDOUT_BLOCK_BYTES) this.flush()
     else this.#handoff ??= this.#timers.set(this.#handOffLater, HANDOFF_DELAY_MS)
   }
 
@@ -86,8 +86,8 @@ export class AccessLog {
    * Hands the pending lines to the destination in one write: when they fill a block, at the
    * latest HANDOFF_DELAY_MS after the first of them, and on shutdown. Each write costs the
    * destination a scan of what it holds: sonic-boom measures the byte length of its last pending
-   * chunk (up to 16 KB) on every write, so handing over the one or two lines of each event-loop
-   * turn cost 2–3.5 µs a line, blocks of 64 lines 0.5–1 µs.
+   * chunk on every write, so handing over the one or two lines of each event-loop turn cost
+   * 2–3.5 µs a line, blocks of 64 lines 0.5–1 µs.
    */
   flush(): void {
     this.#handoff?.cancel()
@@ -117,8 +117,6 @@ export class AccessLog {
   }
 }
 
-/** About sonic-boom's largest single write (16 KiB), the block standard output is written in. */
-const HANDOFF_BYTES = 16_000
 /** How long a line may wait for its block: a quiet gateway's lines still appear promptly. */
 const HANDOFF_DELAY_MS = 50
 

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { AccessLog, IsoClock, type AccessRecord } from '../../src/access-log.js'
-import { createLogger } from '../../src/logger.js'
+import { createLogger, STDOUT_BLOCK_BYTES } from '../../src/logger.js'
 import { REDACTED } from '../../src/redact.js'
 import type { Timers } from '../../src/timers.js'
 import { LogCapture } from '../helpers/log-capture.js'
@@ -159,10 +159,11 @@ void t.test(
     timers.fire()
     t.equal(writes.length, 2, 'the hand-off flush cancelled finds nothing to do')
 
-    // A full block goes at once: about 16 KB of lines in one write, none held back.
+    // A full block goes at once: about 64 KB of lines in one write, none held back.
     let count = 0
     while (writes.length === 2) access.write({ ...record, req_id: `b-${count++}` })
-    t.ok((writes[2]?.length ?? 0) >= 16_000, 'a block of at least 16,000 characters')
+    t.ok((writes[2]?.length ?? 0) >= STDOUT_BLOCK_BYTES, 'a block of at least 64,000 characters')
+    t.ok((writes[2]?.length ?? 0) < STDOUT_BLOCK_BYTES + 1_000, 'and one line more at most')
     t.equal(logs.records().length, 3 + count, 'every line of the block written')
     t.equal(timers.armed.filter((timer) => !timer.cancelled).length, 0, 'no hand-off left armed')
   },
@@ -217,12 +218,12 @@ void t.test('held lines are written when the process dies of an uncaught error',
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'out.log')
   const module = (path: string) => JSON.stringify(pathToFileURL(join(PROJECT_ROOT, path)).href)
-  // Standard output as the gateway opens it (blocks of 16 KB, asynchronous), the exit hook as
+  // Standard output as the gateway opens it (blocks of 64 KB, asynchronous), the exit hook as
   // `portcullis serve` registers it, then an error nothing catches.
   const script = `
     import { pino } from 'pino'
     import { AccessLog } from ${module('.build/src/access-log.js')}
-    const destination = pino.destination({ dest: ${JSON.stringify(file)}, sync: false, minLength: 16000 })
+    const destination = pino.destination({ dest: ${JSON.stringify(file)}, sync: false, minLength: ${STDOUT_BLOCK_BYTES}, maxWrite: 65536 })
     const access = new AccessLog(pino({ base: undefined }, destination))
     process.once('exit', () => access.flushSync())
     destination.on('ready', () => {

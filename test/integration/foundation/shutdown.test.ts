@@ -142,7 +142,7 @@ void t.test(
       ),
     )
     t.same(new Set(statuses), new Set([200]))
-    // The lines are still buffered (per event-loop turn, then in 16 KB blocks): only the
+    // The lines are still buffered (in blocks of about 64 KB): only the
     // shutdown's flushes can write them.
     child.process.kill('SIGTERM')
     t.same(await child.exit(), { code: 0, signal: null })
