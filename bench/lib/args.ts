@@ -6,8 +6,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --only <a,b,…>       only these scenarios/phases (ids, or prefixes ending in *)
   --rounds <n>         rounds of every throughput scenario (default 3)
   --duration <s>       seconds per throughput measurement (default 10)
-  --slice <s>          a measurement is taken in slices of about this many seconds, in turn over
-                       the scenarios (default 2; as long as --duration: one piece)
+  --slice <s>          take each measurement in slices of about this many seconds, in turn over
+                       the scenarios, and add them up (default: one piece)
   --warmup <s>         seconds of warm-up before a scenario's first round (default 2)
   --connections <n>    connections of the load generator (default 50)
   --access-log on|off  the gateways' access log (default on, as the default config)
@@ -31,7 +31,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   only: null,
   rounds: 3,
   durationS: 10,
-  sliceS: 2,
+  sliceS: 0,
   warmupS: 2,
   accessLog: true,
   build: true,

@@ -4,9 +4,11 @@ import type { LoadResult } from './types.js'
 
 /**
  * How many slices a round's measurement of `durationS` is cut into: slices of about `sliceS`,
- * at least one. A slice shorter than a second would mostly measure the generator's start.
+ * at least one; `sliceS` 0 is one piece. A slice shorter than a second would mostly measure the
+ * generator's start.
  */
 export function sliceCount(durationS: number, sliceS: number): number {
+  if (sliceS <= 0) return 1
   return Math.max(1, Math.round(durationS / Math.max(1, sliceS)))
 }
 

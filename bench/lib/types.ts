@@ -185,7 +185,7 @@ export interface BenchOptions {
   readonly only: readonly string[] | null
   readonly rounds: number
   readonly durationS: number
-  /** Throughput measurements are taken in slices of about this long; absent in older reports. */
+  /** Throughput measurements are taken in slices of about this long; 0 (and absent in older reports): one piece. */
   readonly sliceS: number
   readonly warmupS: number
   readonly accessLog: boolean

@@ -93,7 +93,7 @@ const FASTIFY_TARGET: CpuRatio = cpuRatio(
 
 export const RSA_FRESH_TARGET = 'cpu-rs256-fresh'
 export const ACCESS_LOG_TARGET = 'access-log-cost'
-/** Target 6 compares the same scenario on twin gateways, the access log on and off. */
+/** Target 6 compares the same scenario on one gateway, its access log turned on and off by reloads. */
 export const ACCESS_LOG_ON = 'pc-sa-warm-log'
 export const ACCESS_LOG_OFF = 'pc-sa-warm-nolog'
 /** Target 6 is read from rounds this long at least. */

@@ -83,6 +83,9 @@ async function measureSlice(
     if (file !== undefined) offsets.set(file, offset + measured.load.requests + slice.connections)
     return measured
   }
+  if (scenario.accessLog !== undefined) {
+    await world.gateways.get(scenario.system)?.setAccessLog(scenario.accessLog)
+  }
   if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.sut)
   try {
     // A throttle's window may have drained since the last slice: trip it again first.

@@ -46,20 +46,12 @@ export async function startGateways(
       seeds: 'sa-main',
     },
     {
-      key: 'gw-nolog',
-      name: 'nolog',
-      auth: securityKey,
-      store: embedded('nolog'),
-      cacheTtlSeconds: 30,
-      accessLog: false,
-      seeds: 'sa-nolog',
-    },
-    {
       key: 'gw-log',
       name: 'log',
       auth: securityKey,
       store: embedded('log'),
       cacheTtlSeconds: 30,
+      // Turned off and on by the access-log scenarios (a reload before each measurement).
       accessLog: true,
       seeds: 'sa-log',
     },

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { stringify } from 'yaml'
 import { start } from '../lib/cleanup.js'
 import type { JwtAlgorithm } from '../lib/jwt.js'
-import { freePort, waitForHttp } from '../lib/net.js'
+import { freePort, httpRequest, waitForHttp } from '../lib/net.js'
 import type { StoreTarget } from './store.js'
 import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './system.js'
 
@@ -37,7 +37,23 @@ export type GatewayAuth =
 export interface RunningGateway extends RunningSystem {
   readonly logFile: string
   readonly adminUrl: string
+  /**
+   * Sets `logging.access_log` by rewriting the config file and reloading it (SIGHUP); resolves
+   * once the gateway counts the reload as applied. Nothing happens when it is already so.
+   */
+  setAccessLog(on: boolean): Promise<void>
 }
+
+const APPLIED_RELOADS = /^portcullis_config_reloads_total\{result="applied"\} (\d+(?:\.\d+)?)$/m
+
+/** The reloads a gateway's `/metrics` counts as applied (0 before the first). */
+export function appliedReloads(metrics: string): number {
+  const match = APPLIED_RELOADS.exec(metrics)
+  return match === null ? 0 : Number(match[1])
+}
+
+/** How long a reload may take to be applied before the run gives up on it. */
+const RELOAD_TIMEOUT_MS = 30_000
 
 export interface GatewaySetup {
   readonly name: string
@@ -138,9 +154,28 @@ export async function startGateway(
   } catch (error) {
     throw new Error(`${String(error)}\n${tail(out.path)}`, { cause: error })
   }
+  const adminUrl = `http://127.0.0.1:${adminPort}`
+  let accessLog = setup.accessLog
   return {
     ...runningSystem(`portcullis-${setup.name}`, `http://127.0.0.1:${port}`, child),
     logFile: out.path,
-    adminUrl: `http://127.0.0.1:${adminPort}`,
+    adminUrl,
+    async setAccessLog(on) {
+      if (on === accessLog) return
+      const reloads = async () => appliedReloads((await httpRequest(`${adminUrl}/metrics`)).body)
+      const before = await reloads()
+      writeFileSync(
+        configFile,
+        stringify(gatewayConfig({ ...setup, accessLog: on }, port, adminPort)),
+      )
+      child.kill('SIGHUP')
+      const deadline = Date.now() + RELOAD_TIMEOUT_MS
+      while ((await reloads()) <= before) {
+        if (Date.now() > deadline)
+          throw new Error(`gateway ${setup.name} did not reload its config`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      accessLog = on
+    },
   }
 }

@@ -8,7 +8,7 @@ void t.test(
     const options = parseArgs([])
     if (options === 'help') throw new Error('unexpected help')
     t.match(options, { rounds: 3, durationS: 10, connections: 50, accessLog: true, quick: false })
-    t.equal(options.sliceS, 2, 'a measurement in slices of 2 s')
+    t.equal(options.sliceS, 0, 'each measurement in one piece')
     t.equal(options.only, null)
   },
 )

@@ -158,6 +158,11 @@ void t.test(
     t.match(doc, /Test CPU, 2 cores/)
     t.match(
       doc,
+      /3 rounds alternating over the scenarios \(medians reported\), 2 s of warm-up/,
+      'one piece by default',
+    )
+    t.match(
+      renderDoc({ ...REPORT, options: { ...REPORT.options, sliceS: 2 } }, evaluateTargets(REPORT)),
       /3 rounds alternating over the scenarios \(medians reported\), each round's 10 s taken as 5 slices of 2 s in turn/,
     )
     t.match(doc, /haproxy \*\*not installed\*\*/)

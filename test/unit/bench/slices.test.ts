@@ -47,6 +47,7 @@ void t.test(
     t.equal(sliceCount(2, 2), 1)
     t.equal(sliceCount(2, 10), 1, 'a slice longer than the measurement is the measurement')
     t.equal(sliceCount(10, 0.1), 10, 'no slice shorter than a second')
+    t.equal(sliceCount(10, 0), 1, '0: one piece')
   },
 )
 
