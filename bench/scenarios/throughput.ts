@@ -100,11 +100,11 @@ async function measureSlice(
 }
 
 /**
- * Every available scenario, round after round. A round's measurement of each scenario is cut into
- * slices of about `sliceS`, taken in turn over the scenarios (slice 1 of each, then slice 2 …) and
- * added up, so that drift of the machine, even over seconds, falls on every scenario alike: a
- * ratio of two rows compares CPU spent over the same stretch of time. Each scenario is warmed up
- * once.
+ * Every available scenario, round after round, alternating (round 1 of each, then round 2 …), so
+ * a slow drift of the machine affects every scenario alike. With `sliceS` (`--slice`), a round's
+ * measurement of each scenario is cut into slices of about that long, taken in turn over the
+ * scenarios (slice 1 of each, then slice 2 …) and added up; each slice starts the load generator
+ * and its connections anew. Each scenario is warmed up once.
  */
 export async function runThroughput(
   world: World,
