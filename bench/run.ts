@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     durationS: options.durationS,
     sliceS: options.sliceS,
     warmupS: options.warmupS,
+    restart: options.restart === true,
     connections: options.connections,
     log,
   })

@@ -8,7 +8,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --duration <s>       seconds per throughput measurement (default 10)
   --slice <s>          take each measurement in slices of about this many seconds, in turn over
                        the scenarios, and add them up (default: one piece)
-  --warmup <s>         seconds of warm-up before a scenario's first round (default 2)
+  --warmup <s>         seconds of warm-up before a scenario's first round, and before every
+                       round when systems are restarted (default 2)
+  --no-restart         keep each system in one process for the whole run (default: every
+                       system under test but the upstream starts again before each round;
+                       off with --cpu-prof, which profiles one process)
   --connections <n>    connections of the load generator (default 50)
   --access-log on|off  the gateways' access log (default on, as the default config)
   --latency-rate <n>   requests per second of the fixed-rate latency run (default 2000)
@@ -33,6 +37,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   durationS: 10,
   sliceS: 0,
   warmupS: 2,
+  restart: true,
   accessLog: true,
   build: true,
   ref: null,
@@ -96,6 +101,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
       case '--warmup':
         explicit.warmupS = Number(value() ?? '0')
         break
+      case '--no-restart':
+        explicit.restart = false
+        break
       case '--connections':
         explicit.connections = Math.round(positive('--connections', value()))
         break
@@ -145,5 +153,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
     }
   }
   const base = explicit.quick === true ? { ...DEFAULT_OPTIONS, ...QUICK } : DEFAULT_OPTIONS
-  return { ...base, ...explicit }
+  // A profile is of one process: restarting would keep only the last round's.
+  const restart = explicit.restart ?? (explicit.cpuProfile === true ? false : base.restart)
+  return { ...base, ...explicit, restart }
 }

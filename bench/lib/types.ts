@@ -188,6 +188,11 @@ export interface BenchOptions {
   /** Throughput measurements are taken in slices of about this long; 0 (and absent in older reports): one piece. */
   readonly sliceS: number
   readonly warmupS: number
+  /**
+   * Every system under test in a new process each round (warmed up again); absent in older
+   * reports, whose systems ran in one process for the whole run.
+   */
+  readonly restart?: boolean
   readonly accessLog: boolean
   readonly build: boolean
   /** Build this git ref instead of the working tree. */

@@ -50,6 +50,12 @@ function measurementSlices(o: BenchOptions): string {
   return `, each round's ${o.durationS} s taken as ${slices} slices of ${o.durationS / slices} s in turn over the scenarios and added up (drift of the machine falls on every row alike)`
 }
 
+/** Whether each round ran in new processes; older reports ran one process per system throughout. */
+function warmUpAndProcesses(o: BenchOptions): string {
+  if (o.restart !== true) return `${o.warmupS} s of warm-up before a scenario's first round`
+  return `every system under test but the upstream started again (a new process) before each round and each scenario warmed up for ${o.warmupS} s in every round, so a median is over ${o.rounds} processes (two processes of one program differed by up to a fifth in CPU per request on this machine)`
+}
+
 function methodSection(report: BenchReport): string[] {
   const o = report.options
   const latencyPaths =
@@ -64,7 +70,7 @@ function methodSection(report: BenchReport): string[] {
     'Run it with `npm run bench` (`-- --help` for options; `-- --quick` for a smoke check). The comparison systems are optional: `apt-get install nginx haproxy wrk` (Debian packages; HAProxy ≥ 2.5 for `jwt_verify`); whatever is missing is skipped and named below, and autocannon (a dev dependency) replaces wrk. PostgreSQL scenarios need the `postgresql` package, as the test suite does.',
     '',
     `- Gateway built from ${report.build}.`,
-    `- Load generator: ${report.generator}, 1 thread, ${o.connections} connections, ${o.durationS} s per measurement, ${o.rounds} rounds alternating over the scenarios (medians reported)${measurementSlices(o)}, ${o.warmupS} s of warm-up before a scenario's first round.`,
+    `- Load generator: ${report.generator}, 1 thread, ${o.connections} connections, ${o.durationS} s per measurement, ${o.rounds} rounds alternating over the scenarios (medians reported)${measurementSlices(o)}, ${warmUpAndProcesses(o)}.`,
     `- Quiet machine: ${o.waitQuietCores === null ? 'not waited for' : `each measurement waited (up to 60 s) until other processes used at most ${o.waitQuietCores} cores`}.`,
     `- Pinning: ${report.pinning}. For "direct" the upstream moves to the system-under-test CPU.`,
     `- Portcullis access log: ${o.accessLog ? 'on (the default config)' : 'off (--access-log off)'}, written to a file; for the access log's cost one gateway runs the same scenario with its log off and on, the setting changed by a configuration reload (SIGHUP) before each measurement.`,

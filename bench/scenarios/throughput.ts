@@ -7,7 +7,7 @@ import { combineSlices, sliceCount } from '../lib/slices.js'
 import type { Sample, SkippedScenario } from '../lib/types.js'
 import { truncateLog } from '../systems/system.js'
 import type { ThroughputScenario } from './catalog.js'
-import { postgresPids, type CredentialSpec, type World } from './world.js'
+import { postgresPids, restartSystem, type CredentialSpec, type World } from './world.js'
 
 export interface ThroughputOptions {
   readonly rounds: number
@@ -15,6 +15,8 @@ export interface ThroughputOptions {
   /** Length of a slice of a measurement (see runThroughput). */
   readonly sliceS: number
   readonly warmupS: number
+  /** Start every system under test again (a new process) before each round after the first. */
+  readonly restart: boolean
   readonly connections: number
   readonly log: (line: string) => void
 }
@@ -104,7 +106,9 @@ async function measureSlice(
  * a slow drift of the machine affects every scenario alike. With `sliceS` (`--slice`), a round's
  * measurement of each scenario is cut into slices of about that long, taken in turn over the
  * scenarios (slice 1 of each, then slice 2 …) and added up; each slice starts the load generator
- * and its connections anew. Each scenario is warmed up once.
+ * and its connections anew. With `restart` (the default), every system under test but the upstream
+ * is started again before each round after the first, and each scenario is warmed up in every
+ * round; otherwise each scenario is warmed up once.
  */
 export async function runThroughput(
   world: World,
@@ -139,14 +143,22 @@ export async function runThroughput(
 
   const gatewayLogs = [...world.gateways.values()].map((gateway) => gateway.logFile)
   const slices = sliceCount(options.durationS, options.sliceS)
+  const restarted = [...new Set(ready.map((scenario) => scenario.system))].filter(
+    (key) => key !== 'upstream',
+  )
   for (let round = 1; round <= options.rounds; round++) {
+    if (round > 1 && options.restart) {
+      options.log(`round ${round}: starting ${restarted.length} systems again`)
+      for (const key of restarted) await restartSystem(world, key, options.log)
+    }
+    const warm = round === 1 || options.restart
     const measuredSlices = new Map<string, Measured[]>()
     for (let slice = 1; slice <= slices; slice++) {
       if (slices > 1) options.log(`round ${round} slice ${slice}/${slices}`)
       for (const scenario of ready) {
         const measured = await measureSlice(world, scenario, generator, offsets, {
           durationS: options.durationS / slices,
-          warmupS: round === 1 && slice === 1 ? options.warmupS : 0,
+          warmupS: warm && slice === 1 ? options.warmupS : 0,
           connections: options.connections,
           gatewayLogs,
         })

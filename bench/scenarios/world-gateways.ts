@@ -103,9 +103,13 @@ export async function startGateways(
         accessLog: plan.accessLog,
         cpuProfileDir: options.cpuProfileDir,
       }
-      const gateway = await startGateway(setup, world.dir, world.pinning.sut)
-      world.systems.set(plan.key, gateway)
-      world.gateways.set(plan.key, gateway)
+      const start = async () => {
+        const gateway = await startGateway(setup, world.dir, world.pinning.sut)
+        world.gateways.set(plan.key, gateway)
+        return gateway
+      }
+      world.starters.set(plan.key, start)
+      world.systems.set(plan.key, await start())
     } catch (error) {
       world.unavailable.set(plan.key, `failed to start: ${String(error).split('\n')[0]}`)
       options.log(`! gateway ${plan.name}: ${String(error)}`)

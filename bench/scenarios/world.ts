@@ -36,6 +36,8 @@ export interface World {
   readonly pinning: Pinning
   readonly systems: Map<SystemKey, RunningSystem>
   readonly gateways: Map<SystemKey, RunningGateway>
+  /** How to start each system under test again, in a new process (see restartSystem). */
+  readonly starters: Map<SystemKey, () => Promise<RunningSystem>>
   readonly credentials: Map<CredentialKey, CredentialSpec>
   /** Keys and tokens of the JWT algorithms the scenarios need. */
   readonly jwt: Map<JwtAlgorithm, JwtMaterial>
@@ -50,6 +52,32 @@ const ALG_OF: Partial<Record<SystemKey, JwtAlgorithm>> = {
   'gw-rs256': 'RS256',
   'gw-es256': 'ES256',
   'gw-hs256': 'HS256',
+}
+
+/**
+ * Stops a system under test and starts it again in a new process (new port, same configuration
+ * and store). Two processes of one program differ by up to a fifth in CPU per request on this
+ * kind of machine, so a row measured in one process for the whole run carries that process's
+ * luck; a row measured in a new process each round carries the median of several. A system that
+ * fails to start again is dropped from the rest of the run (its rows keep the rounds they had).
+ */
+export async function restartSystem(
+  world: World,
+  key: SystemKey,
+  log: (line: string) => void,
+): Promise<void> {
+  const start = world.starters.get(key)
+  const running = world.systems.get(key)
+  if (start === undefined || running === undefined) return
+  await running.stop()
+  world.systems.delete(key)
+  world.gateways.delete(key)
+  try {
+    world.systems.set(key, await start())
+  } catch (error) {
+    world.unavailable.set(key, `failed to start again: ${String(error).split('\n')[0]}`)
+    log(`! ${key}: ${String(error)}`)
+  }
 }
 
 /** The postmaster and its children, found by the port on their command line. */
@@ -75,6 +103,7 @@ export async function buildWorld(
     pinning,
     systems: new Map([['upstream', upstream]]),
     gateways: new Map(),
+    starters: new Map(),
     credentials: new Map([['none', { headers: {} }]]),
     jwt: new Map(),
     unavailable: new Map(),
@@ -113,6 +142,7 @@ export async function buildWorld(
   }
 
   const attempt = async (key: SystemKey, what: () => Promise<RunningSystem>) => {
+    world.starters.set(key, what)
     try {
       world.systems.set(key, await what())
     } catch (error) {

@@ -9,6 +9,7 @@ void t.test(
     if (options === 'help') throw new Error('unexpected help')
     t.match(options, { rounds: 3, durationS: 10, connections: 50, accessLog: true, quick: false })
     t.equal(options.sliceS, 0, 'each measurement in one piece')
+    t.equal(options.restart, true, 'a new process of each system per round')
     t.equal(options.only, null)
   },
 )
@@ -31,6 +32,12 @@ void t.test('bad options are errors; --help is help', async (t) => {
   t.throws(() => parseArgs(['--rounds', '0']), /positive/)
   t.throws(() => parseArgs(['--slice', '0']), /--slice needs a positive number/)
   t.match(parseArgs(['--slice=5']), { sliceS: 5 })
+  t.match(parseArgs(['--no-restart']), { restart: false })
+  t.match(
+    parseArgs(['--cpu-prof']),
+    { restart: false, cpuProfile: true },
+    'a profile is of one process',
+  )
   t.throws(() => parseArgs(['--access-log', 'maybe']), /on or off/)
   t.throws(() => parseArgs(['--frobnicate']), /unknown option/)
   t.equal(parseArgs(['--help']), 'help')

@@ -158,8 +158,16 @@ void t.test(
     t.match(doc, /Test CPU, 2 cores/)
     t.match(
       doc,
-      /3 rounds alternating over the scenarios \(medians reported\), 2 s of warm-up/,
-      'one piece by default',
+      /3 rounds alternating over the scenarios \(medians reported\), every system under test but the upstream started again \(a new process\) before each round and each scenario warmed up for 2 s in every round, so a median is over 3 processes/,
+      'one piece by default, a new process per round',
+    )
+    t.match(
+      renderDoc(
+        { ...REPORT, options: { ...REPORT.options, restart: false } },
+        evaluateTargets(REPORT),
+      ),
+      /\(medians reported\), 2 s of warm-up before a scenario's first round\./,
+      'one process throughout with --no-restart',
     )
     t.match(
       renderDoc({ ...REPORT, options: { ...REPORT.options, sliceS: 2 } }, evaluateTargets(REPORT)),
@@ -292,15 +300,18 @@ void t.test(
   },
 )
 
-void t.test('a report saved before measurements were sliced says one piece', async (t) => {
-  const { sliceS: _, ...before } = REPORT.options
-  const doc = renderDoc(
-    { ...REPORT, options: before as BenchReport['options'] },
-    evaluateTargets(REPORT),
-  )
-  t.match(doc, /3 rounds alternating over the scenarios \(medians reported\), 2 s of warm-up/)
-  t.notMatch(doc, /slices/)
-})
+void t.test(
+  'a report saved before slices and restarts says one piece and one process',
+  async (t) => {
+    const { sliceS: _, restart: __, ...before } = REPORT.options
+    const doc = renderDoc(
+      { ...REPORT, options: before as BenchReport['options'] },
+      evaluateTargets(REPORT),
+    )
+    t.match(doc, /3 rounds alternating over the scenarios \(medians reported\), 2 s of warm-up/)
+    t.notMatch(doc, /slices/)
+  },
+)
 
 void t.test('a report saved before the Koa floor was measured still renders', async (t) => {
   const report: BenchReport = { ...REPORT, latency: LATENCY_BEFORE_THE_FLOOR }
