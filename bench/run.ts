@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs, USAGE } from './lib/args.js'
+import { DEFAULT_OPTIONS, parseArgs, USAGE } from './lib/args.js'
 import { cleanup, installCleanup, useTaskset } from './lib/cleanup.js'
 import { describeMachine, detectTools } from './lib/machine.js'
 import { waitForQuiet } from './lib/measure.js'
@@ -86,6 +86,7 @@ async function main(): Promise<void> {
     sliceS: options.sliceS,
     warmupS: options.warmupS,
     restart: options.restart === true,
+    maxStealCores: options.maxStealCores ?? DEFAULT_OPTIONS.maxStealCores ?? 0.1,
     connections: options.connections,
     log,
   })

@@ -13,6 +13,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --no-restart         keep each system in one process for the whole run (default: every
                        system under test but the upstream starts again before each round;
                        off with --cpu-prof, which profiles one process)
+  --max-steal <cores>  take a measurement again (up to 3 times, the least stolen kept) when the
+                       hypervisor's steal during it exceeded this many cores (default 0.1)
   --connections <n>    connections of the load generator (default 50)
   --access-log on|off  the gateways' access log (default on, as the default config)
   --latency-rate <n>   requests per second of the fixed-rate latency run (default 2000)
@@ -38,6 +40,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   sliceS: 0,
   warmupS: 2,
   restart: true,
+  maxStealCores: 0.1,
   accessLog: true,
   build: true,
   ref: null,
@@ -103,6 +106,11 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
         break
       case '--no-restart':
         explicit.restart = false
+        break
+      case '--max-steal':
+        explicit.maxStealCores = Number(value())
+        if (!Number.isFinite(explicit.maxStealCores) || explicit.maxStealCores < 0)
+          throw new Error('--max-steal needs a number of cores (0 or more)')
         break
       case '--connections':
         explicit.connections = Math.round(positive('--connections', value()))

@@ -193,6 +193,11 @@ export interface BenchOptions {
    * reports, whose systems ran in one process for the whole run.
    */
   readonly restart?: boolean
+  /**
+   * A throughput measurement during which the hypervisor's steal exceeded this many cores is
+   * taken again (up to 3 times, the least stolen kept); absent in older reports (never retaken).
+   */
+  readonly maxStealCores?: number
   readonly accessLog: boolean
   readonly build: boolean
   /** Build this git ref instead of the working tree. */

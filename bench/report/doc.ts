@@ -2,6 +2,7 @@ import { LATENCY_CONNECTIONS } from '../scenarios/catalog.js'
 import { THROTTLED_ADDRESS } from '../scenarios/credentials.js'
 import { SETTLE_MS, WARM_ACCOUNTS } from '../scenarios/memory.js'
 import { sliceCount } from '../lib/slices.js'
+import { STEAL_ATTEMPTS } from '../lib/steal.js'
 import { median } from '../lib/stats.js'
 import type { BenchOptions, BenchReport, LatencyPath, LatencyResult } from '../lib/types.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
@@ -18,6 +19,16 @@ import {
 } from './table.js'
 import type { TargetResult } from './targets.js'
 
+/** The hypervisor's steal during the measurements, and what the run did about it. */
+function stealLine(report: BenchReport): string {
+  const steal = report.samples.map((s) => s.disturbance.stealCores)
+  const seen = `- Hypervisor steal during the throughput measurements: median ${(median(steal) || 0).toFixed(2)} cores, max ${Math.max(0, ...steal).toFixed(2)} cores`
+  const limit = report.options.maxStealCores
+  if (limit === undefined) return seen
+  const over = steal.filter((cores) => cores > limit).length
+  return `${seen}; a measurement with more than ${limit} core of steal was taken again (up to ${STEAL_ATTEMPTS} times, the least stolen kept): ${over === 0 ? 'none was left over it' : `${over} of ${steal.length} stayed over it`}`
+}
+
 function machineSection(report: BenchReport): string[] {
   const m = report.machine
   const tools = Object.entries(m.tools)
@@ -33,6 +44,7 @@ function machineSection(report: BenchReport): string[] {
     `- Tools: ${tools}`,
     `- Load average (1/5/15 min) at start ${m.loadAtStart.map((v) => v.toFixed(2)).join(' / ')}, at end ${m.loadAtEnd.map((v) => v.toFixed(2)).join(' / ')}`,
     `- Other processes' CPU during the throughput measurements: median ${(median(foreign) || 0).toFixed(2)} cores, max ${Math.max(0, ...foreign).toFixed(2)} cores`,
+    stealLine(report),
   ]
   if (disturbed.length > 0) {
     lines.push(

@@ -4,6 +4,7 @@ import { measure, type Accounting, type Measured } from '../lib/measure.js'
 import { httpRequest } from '../lib/net.js'
 import { repin } from '../lib/pin.js'
 import { combineSlices, sliceCount } from '../lib/slices.js'
+import { measureWithLittleSteal } from '../lib/steal.js'
 import type { Sample, SkippedScenario } from '../lib/types.js'
 import { truncateLog } from '../systems/system.js'
 import type { ThroughputScenario } from './catalog.js'
@@ -17,6 +18,8 @@ export interface ThroughputOptions {
   readonly warmupS: number
   /** Start every system under test again (a new process) before each round after the first. */
   readonly restart: boolean
+  /** A measurement during which steal exceeded this many cores is taken again (see lib/steal.ts). */
+  readonly maxStealCores: number
   readonly connections: number
   readonly log: (line: string) => void
 }
@@ -54,7 +57,14 @@ async function measureSlice(
   scenario: ThroughputScenario,
   generator: LoadGenerator,
   offsets: Map<string, number>,
-  slice: { durationS: number; warmupS: number; connections: number; gatewayLogs: string[] },
+  slice: {
+    durationS: number
+    warmupS: number
+    connections: number
+    gatewayLogs: string[]
+    maxStealCores: number
+    log: (line: string) => void
+  },
 ): Promise<Measured | null> {
   const system = world.systems.get(scenario.system)
   const credential = world.credentials.get(scenario.credential)
@@ -93,8 +103,14 @@ async function measureSlice(
     // A throttle's window may have drained since the last slice: trip it again first.
     if (answersItself) await reach(url, credential, undefined, scenario.expectStatus)
     if (slice.warmupS > 0) await run(slice.warmupS)
-    for (const file of slice.gatewayLogs) truncateLog(file)
-    return await run(slice.durationS)
+    return await measureWithLittleSteal(
+      async () => {
+        for (const file of slice.gatewayLogs) truncateLog(file)
+        return run(slice.durationS)
+      },
+      slice.maxStealCores,
+      slice.log,
+    )
   } finally {
     if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.generator)
     for (const file of slice.gatewayLogs) truncateLog(file)
@@ -161,6 +177,8 @@ export async function runThroughput(
           warmupS: warm && slice === 1 ? options.warmupS : 0,
           connections: options.connections,
           gatewayLogs,
+          maxStealCores: options.maxStealCores,
+          log: options.log,
         })
         if (measured === null) continue
         measuredSlices.set(scenario.id, [...(measuredSlices.get(scenario.id) ?? []), measured])

@@ -33,6 +33,9 @@ void t.test('bad options are errors; --help is help', async (t) => {
   t.throws(() => parseArgs(['--slice', '0']), /--slice needs a positive number/)
   t.match(parseArgs(['--slice=5']), { sliceS: 5 })
   t.match(parseArgs(['--no-restart']), { restart: false })
+  t.match(parseArgs([]), { maxStealCores: 0.1 })
+  t.match(parseArgs(['--max-steal', '0.25']), { maxStealCores: 0.25 })
+  t.throws(() => parseArgs(['--max-steal', '-1']), /--max-steal needs a number of cores/)
   t.match(
     parseArgs(['--cpu-prof']),
     { restart: false, cpuProfile: true },
