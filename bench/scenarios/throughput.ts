@@ -163,7 +163,7 @@ export async function runThroughput(
     (key) => key !== 'upstream',
   )
   for (let round = 1; round <= options.rounds; round++) {
-    if (round > 1 && options.restart) {
+    if (round > 1 && options.restart && restarted.length > 0) {
       options.log(`round ${round}: starting ${restarted.length} systems again`)
       for (const key of restarted) await restartSystem(world, key, options.log)
     }
