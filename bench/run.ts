@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEFAULT_OPTIONS, parseArgs, USAGE } from './lib/args.js'
+import { parseArgs, USAGE } from './lib/args.js'
+import { DEFAULT_MAX_STEAL_CORES } from './lib/steal.js'
 import { cleanup, installCleanup, useTaskset } from './lib/cleanup.js'
 import { describeMachine, detectTools } from './lib/machine.js'
 import { waitForQuiet } from './lib/measure.js'
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     sliceS: options.sliceS,
     warmupS: options.warmupS,
     restart: options.restart === true,
-    maxStealCores: options.maxStealCores ?? DEFAULT_OPTIONS.maxStealCores ?? 0.1,
+    maxStealCores: options.maxStealCores ?? DEFAULT_MAX_STEAL_CORES,
     connections: options.connections,
     log,
   })

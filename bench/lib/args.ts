@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_STEAL_CORES } from './steal.js'
 import type { BenchOptions } from './types.js'
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -40,7 +41,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   sliceS: 0,
   warmupS: 2,
   restart: true,
-  maxStealCores: 0.1,
+  maxStealCores: DEFAULT_MAX_STEAL_CORES,
   accessLog: true,
   build: true,
   ref: null,

@@ -3,6 +3,9 @@ import type { Measured } from './measure.js'
 /** How many times a measurement is taken at most while the hypervisor steals the machine. */
 export const STEAL_ATTEMPTS = 3
 
+/** Cores of steal over which a measurement is taken again, unless `--max-steal` says otherwise. */
+export const DEFAULT_MAX_STEAL_CORES = 0.1
+
 /**
  * Takes a measurement until the hypervisor's steal during it stays at or below `maxStealCores`,
  * at most STEAL_ATTEMPTS times, and keeps the least stolen. On a shared virtual machine a
