@@ -6,10 +6,10 @@ import type { BodyLimits } from '../inbound/client-body.js'
 import type { InboundSettings } from '../inbound/read-inbound.js'
 import type { InFlight } from './in-flight.js'
 import type { RefusalSettings } from './refusal-response.js'
-import { handleErrors } from './middleware/handle-errors.js'
-import { observe } from './middleware/observe.js'
+import { answerThrown } from './middleware/handle-errors.js'
+import { requestObserver } from './middleware/observe.js'
 import { requestContext, type MatchRoute } from './middleware/request-context.js'
-import { runSteps, type RequestStep } from './request-step.js'
+import { requestPath, type RequestStep } from './request-step.js'
 import type { GatewayState } from './state.js'
 
 export interface AppDeps {
@@ -37,14 +37,16 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   const app = new Koa<GatewayState>({ proxy: false })
   app.silent = true
   app.on('error', (error: unknown) => deps.logger.warn({ err: error }, 'response error'))
-  app.use(observe(deps))
-  app.use(handleErrors({ logger: deps.logger, refusals: deps.refusals }))
   app.use(
-    runSteps([
-      requestContext(deps.inbound, deps.match, deps.bodyLimits),
-      ...deps.stages,
-      deps.forward,
-    ]),
+    requestPath({
+      observer: requestObserver(deps),
+      answerThrown: answerThrown({ logger: deps.logger, refusals: deps.refusals }),
+      steps: [
+        requestContext(deps.inbound, deps.match, deps.bodyLimits),
+        ...deps.stages,
+        deps.forward,
+      ],
+    }),
   )
   return app
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { newRequestId } from '../inbound/request-id.js'
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
@@ -96,7 +96,7 @@ export class UpgradeObservation {
     const seconds = (performance.now() - this.#startedAt) / 1000
     this.#deps.accessLog.write(
       {
-        req_id: this.#requestId ?? randomUUID(),
+        req_id: this.#requestId ?? newRequestId(),
         method: this.#req.method ?? 'GET',
         path: this.#path ?? (this.#req.url ?? '').split('?')[0]?.slice(0, 256) ?? '',
         status,

@@ -5,15 +5,16 @@ import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 /** How a streamed exchange ended, for the access log. */
 export type StreamOutcome = 'complete' | 'client_gone' | 'upstream_failed'
 
-export interface StreamCallbacks {
-  /** Response headers arrived (for the upstream latency metric). */
-  readonly onHeaders?: (status: number) => void
-  readonly resolve: (outcome: StreamOutcome) => void
-  /** The upstream failed before anything was written to the client. */
-  readonly reject: (error: Error) => void
+/** What a streamed exchange's failures become, the same for every request of an upstream client. */
+export interface StreamFailures {
+  /** The upstream failed before anything was written to the client: what the request rejects with. */
+  early(error: Error): Error
   /** The upstream failed after the response had started; the client connection is cut. */
-  readonly onLateFailure: (error: Error) => void
+  late(error: Error): void
 }
+
+type Resolve = (outcome: StreamOutcome) => void
+type Reject = (error: Error) => void
 
 const EVENT_STREAM = /^text\/event-stream/i
 const REQUEST_ID = 'x-request-id'
@@ -21,14 +22,21 @@ const REQUEST_ID = 'x-request-id'
 /**
  * Writes an upstream response into the client's response as it arrives, on undici's native
  * handler interface: no stream pipeline and no AbortController per request. Upstream
- * backpressure follows the client (`write` returning false pauses undici until `drain`).
+ * backpressure follows the client (`write` returning false pauses undici until `drain`). Made
+ * once per request from what the request already has (its promise's settlers, the caller's
+ * header callback) and what its client shares (the failures): no object of callbacks per request.
  */
 export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
   readonly #res: ServerResponse
   readonly #requestId: string
-  readonly #callbacks: StreamCallbacks
+  /** Response headers arrived (for the upstream latency metric). */
+  readonly #onHeaders: ((status: number) => void) | undefined
+  readonly #resolve: Resolve
+  readonly #reject: Reject
+  readonly #failures: StreamFailures
   #abort: ((error?: Error) => void) | undefined
   #resume: (() => void) | undefined
+  #onDrain: (() => void) | undefined
   #waitingForDrain = false
   #clientGone = false
   #settled = false
@@ -38,11 +46,22 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
    * the upstream's fields in one `writeHead`, so nothing is set on `res` before (a header set
    * before `writeHead` makes Node merge every field in one by one).
    */
-  constructor(res: ServerResponse, requestId: string, callbacks: StreamCallbacks) {
+  constructor(
+    res: ServerResponse,
+    requestId: string,
+    onHeaders: ((status: number) => void) | undefined,
+    resolve: Resolve,
+    reject: Reject,
+    failures: StreamFailures,
+  ) {
     this.#res = res
     this.#requestId = requestId
-    this.#callbacks = callbacks
-    res.once('close', this.#onClientClose)
+    this.#onHeaders = onHeaders
+    this.#resolve = resolve
+    this.#reject = reject
+    this.#failures = failures
+    // `on`, removed when settled: `once` wraps the listener in a further closure per request.
+    res.on('close', this.#onClientClose)
   }
 
   onConnect(abort: (error?: Error) => void): void {
@@ -60,7 +79,7 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true
     this.#resume = resume
     const head = responseHead(rawHeaders, this.#requestId)
-    this.#callbacks.onHeaders?.(statusCode)
+    this.#onHeaders?.(statusCode)
     this.#res.writeHead(statusCode, statusText, head.fields)
     // An event stream's client waits for the headers; everything else leaves with its first bytes.
     if (head.eventStream) this.#res.flushHeaders()
@@ -72,6 +91,10 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
     // Listened for only when the client is slower than the upstream: most responses never are.
     if (!this.#waitingForDrain) {
       this.#waitingForDrain = true
+      this.#onDrain ??= () => {
+        this.#waitingForDrain = false
+        this.#resume?.()
+      }
       this.#res.once('drain', this.#onDrain)
     }
     return false
@@ -88,13 +111,13 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
       if (!this.#res.writableEnded) this.#res.destroy()
       this.#finish('client_gone')
     } else if (this.#res.headersSent) {
-      this.#callbacks.onLateFailure(error)
+      this.#failures.late(error)
       this.#res.destroy()
       this.#finish('upstream_failed')
     } else {
       this.#settled = true
       this.#detach()
-      this.#callbacks.reject(error)
+      this.#reject(this.#failures.early(error))
     }
   }
 
@@ -102,23 +125,18 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return
     this.#settled = true
     this.#detach()
-    this.#callbacks.resolve(outcome)
+    this.#resolve(outcome)
   }
 
   #detach(): void {
     this.#res.off('close', this.#onClientClose)
-    if (this.#waitingForDrain) this.#res.off('drain', this.#onDrain)
+    if (this.#waitingForDrain && this.#onDrain !== undefined) this.#res.off('drain', this.#onDrain)
   }
 
   readonly #onClientClose = (): void => {
     if (this.#res.writableFinished) return
     this.#clientGone = true
     this.#abort?.()
-  }
-
-  readonly #onDrain = (): void => {
-    this.#waitingForDrain = false
-    this.#resume?.()
   }
 }
 

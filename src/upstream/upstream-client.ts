@@ -5,7 +5,11 @@ import type { Config } from '../config/schema.js'
 import { classifyConnectionFailure, type ConnectionFailure } from '../connection-failure.js'
 import { GatewayError } from '../errors.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
-import { StreamingResponseHandler, type StreamOutcome } from './streaming-response-handler.js'
+import {
+  StreamingResponseHandler,
+  type StreamFailures,
+  type StreamOutcome,
+} from './streaming-response-handler.js'
 
 export type { StreamOutcome } from './streaming-response-handler.js'
 
@@ -50,6 +54,12 @@ export class UpstreamClient {
   readonly #headersTimeout: number
   readonly #bodyTimeout: number
   readonly #onFailure: (kind: UpstreamFailureKind) => void
+  readonly #streamFailures: StreamFailures = {
+    // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
+    early: (error) => (error instanceof GatewayError ? error : this.#failure(error)),
+    // Too late for a 502: the client sees the connection end before the response does.
+    late: (error) => this.#onFailure(classifyConnectionFailure(error)),
+  }
 
   constructor(
     config: Config['upstream'],
@@ -74,7 +84,7 @@ export class UpstreamClient {
    * nothing has been written to the client yet. The response carries `requestId` as X-Request-Id
    * (unless the upstream answered its own).
    */
-  async stream(
+  stream(
     res: ServerResponse,
     request: UpstreamRequest,
     requestId: string,
@@ -82,14 +92,6 @@ export class UpstreamClient {
   ): Promise<StreamOutcome> {
     ignoreBodyErrors(request.body)
     return new Promise<StreamOutcome>((resolve, reject) => {
-      const handler = new StreamingResponseHandler(res, requestId, {
-        onHeaders,
-        resolve,
-        // A rewritten request body (multipart pinning) fails with its own 400/413 mid-stream.
-        reject: (error) => reject(error instanceof GatewayError ? error : this.#failure(error)),
-        // Too late for a 502: the client sees the connection end before the response does.
-        onLateFailure: (error) => this.#onFailure(classifyConnectionFailure(error)),
-      })
       this.#pool.dispatch(
         {
           method: request.method,
@@ -99,7 +101,14 @@ export class UpstreamClient {
           headersTimeout: this.#headersTimeout,
           bodyTimeout: this.#bodyTimeout,
         },
-        handler,
+        new StreamingResponseHandler(
+          res,
+          requestId,
+          onHeaders,
+          resolve,
+          reject,
+          this.#streamFailures,
+        ),
       )
     })
   }

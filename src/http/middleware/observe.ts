@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto'
+import { newRequestId } from '../../inbound/request-id.js'
 import { performance } from 'node:perf_hooks'
 import type { Socket } from 'node:net'
-import type { Next } from 'koa'
 import type { AccessLog } from '../../access-log.js'
 import { normalizeAddress } from '../../inbound/client-address.js'
 import type { Metrics } from '../../metrics.js'
@@ -10,21 +9,29 @@ import type { ParserRefusal } from '../servers.js'
 import type { InFlight } from '../in-flight.js'
 import { reasonOf, routeLabel, type GatewayContext } from '../state.js'
 
+/** Records a request's end: its metrics, its access line, and it leaving the in-flight count. */
+export interface RequestObserver {
+  /** The request entered the path (counted in flight); returns when, for its duration. */
+  enter(): number
+  /** The request is over (answered, refused or cut): leaves the in-flight count, counted, logged. */
+  leave(ctx: GatewayContext, startedAt: number): void
+}
+
 /** Access log, request metrics and the in-flight count (which graceful shutdown waits on). */
-export function observe(deps: {
+export function requestObserver(deps: {
   metrics: Metrics
   inFlight: InFlight
   accessLog: AccessLog
   /** `logging.access_log`: off, only warnings (the gateway's own 5xx) are written. */
   accessLogOn: boolean
-}) {
+}): RequestObserver {
   const { metrics, inFlight, accessLog, accessLogOn } = deps
-  return async function observeMiddleware(ctx: GatewayContext, next: Next): Promise<void> {
-    const startedAt = performance.now()
-    inFlight.enter()
-    try {
-      await next()
-    } finally {
+  return {
+    enter() {
+      inFlight.enter()
+      return performance.now()
+    },
+    leave(ctx, startedAt) {
       inFlight.leave()
       const { status, reason } = outcome(ctx, inFlight)
       const route = routeLabel(ctx.state)
@@ -32,7 +39,7 @@ export function observe(deps: {
       metrics.countRequest(ctx.method, route, status, seconds)
       accessLog.write(
         {
-          req_id: ctx.state.client?.requestId ?? randomUUID(),
+          req_id: ctx.state.client?.requestId ?? newRequestId(),
           method: ctx.method,
           path: ctx.state.request?.inbound.path ?? ctx.path.slice(0, 256),
           status,
@@ -43,7 +50,7 @@ export function observe(deps: {
         },
         accessLogOn,
       )
-    }
+    },
   }
 }
 
@@ -89,7 +96,7 @@ export function observeRefusal(deps: {
   return (refusal) => {
     deps.metrics.countRequest(UNPARSED_METHOD, 'invalid', refusal.status, 0)
     deps.accessLog()?.write({
-      req_id: randomUUID(),
+      req_id: newRequestId(),
       method: UNPARSED_METHOD,
       path: '',
       status: refusal.status,
