@@ -10,6 +10,7 @@ import type {
   SkippedScenario,
 } from './lib/types.js'
 import type { PhaseResults } from './phases.js'
+import { allocationSection } from './report/allocation.js'
 import { renderDoc } from './report/doc.js'
 import { disturbedSamples, summarize } from './report/summarize.js'
 import {
@@ -70,6 +71,7 @@ function publish(report: BenchReport, writeDocs: boolean, log: (line: string) =>
   const out: string[] = ['', throughputTable(report.summaries), '']
   out.push(...skippedLines(report.skipped), '')
   out.push(textTable(TARGET_HEADER, targetRows(targets)), '')
+  out.push(...allocationSection(report.allocation, false))
   const disturbed = disturbedSamples(report.samples)
   if (disturbed.length > 0) {
     out.push(

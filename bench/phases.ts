@@ -1,5 +1,6 @@
 import type { LoadGenerator } from './load/generator.js'
 import type {
+  AllocationResult,
   BenchOptions,
   FloodResult,
   LatencyResult,
@@ -7,6 +8,7 @@ import type {
   RevocationResult,
   RsaVerifyResult,
 } from './lib/types.js'
+import { ALLOCATION_SCENARIOS, measureAllocation } from './scenarios/allocation.js'
 import { unknownServiceTokens } from './scenarios/credentials.js'
 import { runFlood } from './scenarios/flood.js'
 import { runLatency } from './scenarios/latency.js'
@@ -21,6 +23,7 @@ export interface PhaseResults {
   readonly memory: MemoryResult[]
   readonly revocation: RevocationResult | null
   readonly rsaVerify: RsaVerifyResult | null
+  readonly allocation: AllocationResult[]
 }
 
 /** The phases that are not throughput rounds; a failing phase is noted and the run goes on. */
@@ -85,5 +88,20 @@ export async function runPhases(
   const revocation = await attempt('revocation', () =>
     runRevocation(world, options.revocations, log),
   )
-  return { latency, flood, memory, revocation, rsaVerify }
+  // Each system in a new process of its own; one that fails leaves the others measured.
+  const allocation: AllocationResult[] = []
+  for (const scenario of selected.includes('allocation') ? ALLOCATION_SCENARIOS : []) {
+    const result = await attempt(
+      `allocation (${scenario})`,
+      () =>
+        measureAllocation(world, scenario, {
+          connections: options.connections,
+          accessLog: options.accessLog,
+          log,
+        }),
+      'allocation',
+    )
+    if (result !== null) allocation.push(result)
+  }
+  return { latency, flood, memory, revocation, rsaVerify, allocation }
 }

@@ -1,4 +1,5 @@
 import WebSocket from 'ws'
+import type { SamplingHeapProfile } from './heap-profile.js'
 import { httpRequest } from './net.js'
 
 /** The V8 heap of a process as `process.memoryUsage()` reports it, in bytes. */
@@ -34,7 +35,7 @@ export async function openInspector(pid: number, port: number): Promise<Inspecto
   return new InspectorSession(socket)
 }
 
-/** A Chrome DevTools Protocol session: only what the memory phase asks. */
+/** A Chrome DevTools Protocol session: only what the memory and allocation phases ask. */
 export class InspectorSession {
   readonly #socket: WebSocket
   readonly #pending = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
@@ -45,6 +46,10 @@ export class InspectorSession {
     socket.on('message', (data: Buffer) => {
       const message = JSON.parse(data.toString('utf8')) as { id?: number; result?: unknown }
       if (message.id !== undefined) this.#pending.get(message.id)?.(message)
+    })
+    // A process that exits (or a socket that breaks) leaves no request waiting for ever.
+    socket.once('close', () => {
+      for (const answer of this.#pending.values()) answer({ error: 'inspector socket closed' })
     })
   }
 
@@ -70,6 +75,33 @@ export class InspectorSession {
       last = usage.heapUsed
     }
     return this.heapUsage()
+  }
+
+  /**
+   * V8's sampling heap profiler for `ms`, every sampled allocation counted (objects collected
+   * since included): one sample per `samplingInterval` bytes on average. `mark` is called once
+   * sampling has started and again just before it is asked to stop, so that what it counts (the
+   * requests answered) falls within the sampled window.
+   */
+  async sampleAllocations(
+    ms: number,
+    samplingInterval: number,
+    mark: () => void,
+  ): Promise<SamplingHeapProfile> {
+    await this.#send('HeapProfiler.enable')
+    await this.#send('HeapProfiler.startSampling', {
+      samplingInterval,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    })
+    mark()
+    await sleep(ms)
+    mark()
+    const { profile } = (await this.#send('HeapProfiler.stopSampling')) as {
+      profile: SamplingHeapProfile
+    }
+    await this.#send('HeapProfiler.disable')
+    return profile
   }
 
   async heapUsage(): Promise<HeapUsage> {

@@ -133,6 +133,8 @@ export interface FirstStartMemory {
   readonly childPeakMb: number
   /** RSS once the start has settled. */
   readonly rssMb: number
+  /** Seconds waited for it to settle (bench/lib/settle.ts); absent from older reports. */
+  readonly rssWaitS?: number
 }
 
 export interface MemoryResult {
@@ -143,9 +145,16 @@ export interface MemoryResult {
    * before issue 14 read it two seconds after readiness.
    */
   readonly rssBeforeMb: number
+  /**
+   * Seconds waited after the start, and after the tokens, until the memory had settled
+   * (bench/lib/settle.ts); absent from older reports.
+   */
+  readonly rssBeforeWaitS?: number
   /** Peak RSS (VmHWM) of that start, before any token was verified. */
   readonly startPeakMb?: number
+  /** RSS once settled after each token was verified once. */
   readonly rssAfterMb: number
+  readonly rssAfterWaitS?: number
   readonly peakMb: number
   /** V8 heap in use and external (Buffer) memory after warming, from the admin /metrics. */
   readonly heapUsedMb: number
@@ -155,6 +164,32 @@ export interface MemoryResult {
   /** The embedded store only: its first start, before the accounts were inserted. */
   readonly firstStart?: FirstStartMemory | null
   readonly warmSeconds: number
+  readonly failures: number
+}
+
+/** One site of a sampled heap profile: a function and where it is (`file:line`). */
+export interface AllocationSite {
+  readonly functionName: string
+  readonly where: string
+  readonly bytesPerRequest: number
+}
+
+/**
+ * Bytes one system allocated per request under load: V8's sampling heap profiler, objects
+ * collected since included, over the requests answered meanwhile.
+ */
+export interface AllocationResult {
+  /** The throughput scenario measured the same way: koa-floor, pc-excluded, pc-sa-warm. */
+  readonly scenario: string
+  readonly label: string
+  readonly path: string
+  /** Requests answered while the profiler sampled. */
+  readonly requests: number
+  readonly sampledS: number
+  readonly bytesPerRequest: number
+  /** The sites that allocated most, largest first. */
+  readonly topSites: readonly AllocationSite[]
+  /** Answers with another status than 200, and socket errors, over the whole load run. */
   readonly failures: number
 }
 
@@ -234,5 +269,7 @@ export interface BenchReport {
   readonly revocation: RevocationResult | null
   /** Measured with the fresh-RS256 scenario; absent from reports before issue 14's targets 1–7. */
   readonly rsaVerify?: RsaVerifyResult | null
+  /** Allocated bytes per request; absent from reports before the allocation phase. */
+  readonly allocation?: readonly AllocationResult[]
   readonly notes: readonly string[]
 }

@@ -1,10 +1,12 @@
 import { LATENCY_CONNECTIONS } from '../scenarios/catalog.js'
 import { THROTTLED_ADDRESS } from '../scenarios/credentials.js'
-import { SETTLE_MS, WARM_ACCOUNTS } from '../scenarios/memory.js'
+import { WARM_ACCOUNTS } from '../scenarios/memory.js'
+import { SETTLE_RULE } from '../lib/settle.js'
 import { sliceCount } from '../lib/slices.js'
 import { STEAL_ATTEMPTS } from '../lib/steal.js'
 import { median } from '../lib/stats.js'
 import type { BenchOptions, BenchReport, LatencyPath, LatencyResult } from '../lib/types.js'
+import { allocationMethod, allocationSection } from './allocation.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
 import { EXPECTED_SHARE } from './cpu-targets.js'
 import { limitNote } from './doc-notes.js'
@@ -92,9 +94,19 @@ function methodSection(report: BenchReport): string[] {
     `- Answers the gateway gives itself: "no credential" sends no Authorization header to an authenticated route (every answer 401); "throttled" sends one well-formed unknown svc_pat_ token from one address (X-Forwarded-For ${THROTTLED_ADDRESS}) after enough failures to trip the failed-lookup throttle (every answer 429; the throttle is tripped again before each round). The load generator counts their answers per status; "unexpected" in the table is answers with another status than the scenario's (200 elsewhere) plus socket errors, and a CPU target of these rows is measured only when at least ${EXPECTED_SHARE * 100} % of the answers had the expected status.`,
     `- Latency: open-loop ${o.latencyRate} req/s for ${o.durationS} s per round over ${LATENCY_CONNECTIONS} connections, alternating ${latencyPaths} (warm service-account token), latencies in µs from a Node undici client; what a path adds is its median over the rounds minus direct's.`,
     `- Flood: good clients (closed loop, X-Forwarded-For 127.0.0.2) alone, then while 127.0.0.3 sends well-formed unknown svc_pat_ tokens at ${o.floodRate} req/s (\`server.trusted_proxies: [127.0.0.1/32]\`).`,
-    `- Memory: RSS from /proc once a start has settled (${SETTLE_MS / 1000} s idle: V8 keeps the start-up's garbage until its memory reducer runs), then ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into the store (hashes from src/service-accounts/token-format.ts) and each token verified once, RSS read again after the same ${SETTLE_MS / 1000} s idle (the peak includes the warm-up); the V8 heap per cached account is the growth of the heap between full collections forced through the inspector (opened after the RSS after start was read), from after the first ${WARM_ACCOUNTS.toLocaleString('en-US')} accounts (which make V8 compile the verification path) to after the last, divided by the accounts between. The embedded store's first start is on an empty data directory, its peak the gateway and the child that initialises the directory together.`,
+    `- Memory: RSS from /proc once a start has settled (V8 keeps the start-up's garbage until its memory reducer runs, 8 to 16 s after the last full collection of an idle process; so the gateway is left idle, its RSS read from /proc every ${SETTLE_RULE.intervalMs / 1000} s, until at least ${SETTLE_RULE.minMs / 1000} s have passed and it has not dropped by more than ${SETTLE_RULE.maxDrop * 100} % (or ${SETTLE_RULE.dropFloorBytes / 1024 / 1024} MB) over the last ${SETTLE_RULE.windowMs / 1000} s, at most ${SETTLE_RULE.maxMs / 1000} s; no collection is forced), then ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into the store (hashes from src/service-accounts/token-format.ts) and each token verified once, RSS read again once settled the same way (the peak includes the warm-up); the V8 heap per cached account is the growth of the heap between full collections forced through the inspector (opened after the RSS after start was read), from after the first ${WARM_ACCOUNTS.toLocaleString('en-US')} accounts (which make V8 compile the verification path) to after the last, divided by the accounts between. The embedded store's first start is on an empty data directory, its peak the gateway and the child that initialises the directory together.`,
     `- Revocation: two gateways on one PostgreSQL database (cache TTL 300 s); ${o.revocations} cached tokens revoked one by one through replica A's API while replica B is polled back to back; time from the revoke request to B's first 401.`,
+    ...allocationMethod(report),
   ]
+}
+
+/** "read after 37 s idle", when the report recorded the wait for the memory to settle. */
+function settledAfter(seconds: number | undefined): string[] {
+  return seconds === undefined ? [] : [`read after ${seconds.toFixed(0)} s idle`]
+}
+
+function parenthesised(parts: readonly string[]): string {
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`
 }
 
 /** The latency table's rows; the Koa floor's only when the run measured it. */
@@ -172,10 +184,10 @@ function phaseSection(report: BenchReport): string[] {
       ...(m.firstStart == null
         ? []
         : [
-            `First start on an empty data directory: peak **${m.firstStart.peakMb.toFixed(1)} MB** with the child that initialises it (gateway ${m.firstStart.gatewayPeakMb.toFixed(1)} MB, child ${m.firstStart.childPeakMb.toFixed(1)} MB), **${m.firstStart.rssMb.toFixed(1)} MB** once settled.`,
+            `First start on an empty data directory: peak **${m.firstStart.peakMb.toFixed(1)} MB** with the child that initialises it (gateway ${m.firstStart.gatewayPeakMb.toFixed(1)} MB, child ${m.firstStart.childPeakMb.toFixed(1)} MB), **${m.firstStart.rssMb.toFixed(1)} MB** once settled${parenthesised(settledAfter(m.firstStart.rssWaitS))}.`,
             '',
           ]),
-      `${m.accounts.toLocaleString('en-US')} accounts: RSS **${m.rssBeforeMb.toFixed(1)} MB** after start${m.startPeakMb === undefined ? '' : ` (peak ${m.startPeakMb.toFixed(1)} MB)`}, **${m.rssAfterMb.toFixed(1)} MB** after each token was verified once (peak ${m.peakMb.toFixed(1)} MB; V8 heap in use ${m.heapUsedMb.toFixed(1)} MB, external ${m.externalMb.toFixed(1)} MB${m.heapPerAccountBytes == null ? '' : `; ${Math.round(m.heapPerAccountBytes)} bytes of heap per cached account after GC`}; warming took ${m.warmSeconds.toFixed(1)} s, ${m.failures} failures).`,
+      `${m.accounts.toLocaleString('en-US')} accounts: RSS **${m.rssBeforeMb.toFixed(1)} MB** after start${parenthesised([...settledAfter(m.rssBeforeWaitS), ...(m.startPeakMb === undefined ? [] : [`peak ${m.startPeakMb.toFixed(1)} MB`])])}, **${m.rssAfterMb.toFixed(1)} MB** after each token was verified once (${[...settledAfter(m.rssAfterWaitS), `peak ${m.peakMb.toFixed(1)} MB`].join(', ')}; V8 heap in use ${m.heapUsedMb.toFixed(1)} MB, external ${m.externalMb.toFixed(1)} MB${m.heapPerAccountBytes == null ? '' : `; ${Math.round(m.heapPerAccountBytes)} bytes of heap per cached account after GC`}; warming took ${m.warmSeconds.toFixed(1)} s, ${m.failures} failures).`,
       '',
     )
   }
@@ -188,6 +200,7 @@ function phaseSection(report: BenchReport): string[] {
       '',
     )
   }
+  lines.push(...allocationSection(report.allocation, true))
   return lines
 }
 

@@ -58,11 +58,20 @@ export function textTable(header: Row, rows: readonly Row[]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
 }
 
-/** GitHub-flavoured Markdown table; `|` inside cells escaped; the first `leftColumns` left-aligned. */
-export function markdownTable(header: Row, rows: readonly Row[], leftColumns = 1): string {
+/**
+ * GitHub-flavoured Markdown table; `|` inside cells escaped; the first `leftColumns` left-aligned
+ * (or those whose indexes it lists), the others right-aligned.
+ */
+export function markdownTable(
+  header: Row,
+  rows: readonly Row[],
+  leftColumns: number | readonly number[] = 1,
+): string {
   const escape = (cell: string) => cell.replace(/\|/g, '\\|')
   const line = (row: Row) => `| ${row.map(escape).join(' | ')} |`
-  const align = header.map((_, column) => (column < leftColumns ? '---' : '---:'))
+  const left = (column: number) =>
+    typeof leftColumns === 'number' ? column < leftColumns : leftColumns.includes(column)
+  const align = header.map((_, column) => (left(column) ? '---' : '---:'))
   return [line(header), `|${align.join('|')}|`, ...rows.map(line)].join('\n')
 }
 

@@ -5,6 +5,7 @@ import { openInspector, type InspectorSession } from '../lib/inspector.js'
 import { freePort, httpRequest } from '../lib/net.js'
 import { peakRssBytes, processTree, rssBytes } from '../lib/proc.js'
 import { metricValue } from '../lib/proc-parse.js'
+import { describeSettle, waitUntilSettled, type Settled } from '../lib/settle.js'
 import type { FirstStartMemory, MemoryResult } from '../lib/types.js'
 import { startGateway, type RunningGateway } from '../systems/gateway.js'
 import { prepareStore, type StoreTarget } from '../systems/store.js'
@@ -12,13 +13,6 @@ import { AUTH_PATH } from './catalog.js'
 import type { World } from './world.js'
 
 const MB = 1024 * 1024
-
-/**
- * How long a started gateway is left alone before its RSS counts as "after start": V8 keeps the
- * garbage of the start-up until its memory reducer runs, about 8 to 16 s after the last full
- * collection of an idle process.
- */
-export const SETTLE_MS = 25_000
 
 /** Sends each token once through `concurrency` keep-alive connections; returns the failures. */
 export async function requestEach(
@@ -56,7 +50,17 @@ export async function requestEach(
  */
 export const WARM_ACCOUNTS = 1_000
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/**
+ * Leaves a gateway alone until its memory has settled (bench/lib/settle.ts: at least 25 s, then
+ * until its RSS has not dropped by more than 1 % over the last 16 s; at most 90 s): V8 keeps the
+ * garbage of a start or of the warm-up until its memory reducer runs, 8 to 16 s after the last full
+ * collection of an idle process. Only /proc is read while waiting: a scrape of the gateway's
+ * /metrics allocates about 0.4 MB of its heap, enough to keep an idle process from being idle.
+ * Nothing is collected on purpose. Returns the last reading.
+ */
+async function settle(pid: number): Promise<Settled> {
+  return waitUntilSettled(async () => ({ rssBytes: rssBytes(pid), heapUsedBytes: Number.NaN }))
+}
 
 /** The highest sum of the RSS of a process and its descendants, sampled every 10 ms. */
 function treePeakSampler(): { watch(pid: number): void; stop(): number } {
@@ -126,8 +130,8 @@ async function firstStart(world: World, dataDir: string, log: (line: string) => 
     (spawned) => sampler.watch(spawned),
   )
   try {
-    await settle(SETTLE_MS)
-    const rss = rssBytes(pid)
+    const settled = await settle(pid)
+    const rss = settled.sample.rssBytes
     const gatewayPeak = peakRssBytes(pid)
     const sampled = sampler.stop()
     const initialised = readFileSync(gateway.logFile, 'utf8')
@@ -142,9 +146,10 @@ async function firstStart(world: World, dataDir: string, log: (line: string) => 
       gatewayPeakMb: gatewayPeak / MB,
       childPeakMb: childPeak / MB,
       rssMb: rss / MB,
+      rssWaitS: settled.waitedS,
     }
     log(
-      `memory (embedded): first start peak ${result.peakMb.toFixed(1)} MB (gateway ${result.gatewayPeakMb.toFixed(1)}, initialising child ${result.childPeakMb.toFixed(1)}), RSS after it ${result.rssMb.toFixed(1)} MB`,
+      `memory (embedded): first start peak ${result.peakMb.toFixed(1)} MB (gateway ${result.gatewayPeakMb.toFixed(1)}, initialising child ${result.childPeakMb.toFixed(1)}), RSS after it ${result.rssMb.toFixed(1)} MB (${describeSettle(settled)})`,
     )
     return result
   } finally {
@@ -185,12 +190,12 @@ export async function runMemory(
   const { gateway, pid, inspectPort } = await start(world, `memory-${kind}`, store, accounts)
   let inspector: InspectorSession | undefined
   try {
-    await settle(SETTLE_MS)
-    const before = rssBytes(pid)
+    const startSettled = await settle(pid)
+    const before = startSettled.sample.rssBytes
     const startPeak = peakRssBytes(pid)
     inspector = await openInspector(pid, inspectPort)
     log(
-      `memory (${kind}): RSS ${(before / MB).toFixed(1)} MB after start (peak ${(startPeak / MB).toFixed(1)} MB); verifying each token once…`,
+      `memory (${kind}): RSS ${(before / MB).toFixed(1)} MB after start (${describeSettle(startSettled)}; peak ${(startPeak / MB).toFixed(1)} MB); verifying each token once…`,
     )
     const tokens = seeded.map((account) => account.token)
     const warmAccounts = Math.min(WARM_ACCOUNTS, Math.floor(tokens.length / 10))
@@ -203,8 +208,8 @@ export async function runMemory(
     const warmSeconds = (performance.now() - started) / 1000
     // Read once settled, as after start: the warm-up's garbage is not the cache's cost (the peak,
     // reported beside it, includes it).
-    await settle(SETTLE_MS)
-    const after = rssBytes(pid)
+    const afterSettled = await settle(pid)
+    const after = afterSettled.sample.rssBytes
     const metrics = await httpRequest(`${gateway.adminUrl}/metrics`).catch(() => ({ body: '' }))
     const heapUsed = metricValue(metrics.body, 'portcullis_nodejs_heap_size_used_bytes')
     const external = metricValue(metrics.body, 'portcullis_nodejs_external_memory_bytes')
@@ -212,14 +217,16 @@ export async function runMemory(
     const heapPerAccount =
       measured > 0 ? ((await heapAfterGc(inspector)) - heapBefore) / measured : null
     log(
-      `memory (${kind}): ${accounts} tokens in ${warmSeconds.toFixed(1)} s, ${failures} failures; RSS ${(after / MB).toFixed(1)} MB, heap used ${(heapUsed / MB).toFixed(1)} MB, ${heapPerAccount?.toFixed(0) ?? '—'} bytes of heap per cached account after GC`,
+      `memory (${kind}): ${accounts} tokens in ${warmSeconds.toFixed(1)} s, ${failures} failures; RSS ${(after / MB).toFixed(1)} MB (${describeSettle(afterSettled)}), heap used ${(heapUsed / MB).toFixed(1)} MB, ${heapPerAccount?.toFixed(0) ?? '—'} bytes of heap per cached account after GC`,
     )
     return {
       store: kind,
       accounts,
       rssBeforeMb: before / MB,
+      rssBeforeWaitS: startSettled.waitedS,
       startPeakMb: startPeak / MB,
       rssAfterMb: after / MB,
+      rssAfterWaitS: afterSettled.waitedS,
       peakMb: peakRssBytes(pid) / MB,
       heapUsedMb: heapUsed / MB,
       externalMb: external / MB,

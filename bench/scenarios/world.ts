@@ -155,7 +155,7 @@ export async function buildWorld(
   }
   if (needed.has('koa-floor')) {
     await attempt('koa-floor', () =>
-      startKoaProxy(dir, upstream.baseUrl, pinning.sut, options.cpuProfileDir),
+      startKoaProxy(dir, upstream.baseUrl, pinning.sut, { cpuProfileDir: options.cpuProfileDir }),
     )
   }
   if (needed.has('nginx')) {

@@ -21,14 +21,9 @@ export async function startFastifyPeer(
   writeFileSync(keyFile, jwt.publicKeyPem)
   const name = 'fastify-rs256'
   const authorization = { authorization: `Bearer ${jwt.validToken}` }
-  const system = await startNodeServer(
-    name,
-    FASTIFY_PEER,
-    [upstreamUrl, keyFile],
-    dir,
-    cpus,
-    authorization,
-  )
+  const system = await startNodeServer(name, FASTIFY_PEER, [upstreamUrl, keyFile], dir, cpus, {
+    headers: authorization,
+  })
   try {
     await checkVerification(system.baseUrl, jwt, 'The Fastify peer')
   } catch (error) {

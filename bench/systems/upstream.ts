@@ -28,9 +28,21 @@ export async function startKoaProxy(
   dir: string,
   upstreamUrl: string,
   cpus: string | null,
-  cpuProfileDir?: string,
+  options: Pick<NodeServerOptions, 'cpuProfileDir' | 'nodeArgs'> = {},
 ): Promise<RunningSystem> {
-  return startNodeServer('koa-floor', KOA_PROXY, [upstreamUrl], dir, cpus, {}, cpuProfileDir)
+  return startNodeServer('koa-floor', KOA_PROXY, [upstreamUrl], dir, cpus, options)
+}
+
+export interface NodeServerOptions {
+  /** Sent with the readiness check of `/health`. */
+  readonly headers?: Record<string, string>
+  /**
+   * Where to write V8 CPU profiles of the server: a directory `<name>/` below it, one file per
+   * thread (tsx's loader runs in a worker of its own), the largest being the server's.
+   */
+  readonly cpuProfileDir?: string
+  /** Extra options for node itself (before the script), e.g. `--inspect-port=…`. */
+  readonly nodeArgs?: readonly string[]
 }
 
 /** A bench server in a Node process of its own, ready once `/health` answers 200 (with `headers`). */
@@ -40,18 +52,13 @@ export async function startNodeServer(
   args: readonly string[],
   dir: string,
   cpus: string | null,
-  headers: Record<string, string> = {},
-  /**
-   * Where to write V8 CPU profiles of the server: a directory `<name>/` below it, one file per
-   * thread (tsx's loader runs in a worker of its own), the largest being the server's.
-   */
-  cpuProfileDir?: string,
+  { headers = {}, cpuProfileDir, nodeArgs = [] }: NodeServerOptions = {},
 ): Promise<RunningSystem> {
   const port = await freePort()
   const out = logFile(join(dir, `${name}.log`))
   const profile =
     cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', join(cpuProfileDir, name)]
-  const node = [...profile, '--import', 'tsx', script, String(port), ...args]
+  const node = [...nodeArgs, ...profile, '--import', 'tsx', script, String(port), ...args]
   const child = start(process.execPath, node, {
     cpus,
     stdio: ['ignore', out.fd, out.fd],
