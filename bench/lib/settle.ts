@@ -10,9 +10,8 @@
 /** One reading, `atMs` from the start of the wait. */
 export interface MemorySample {
   readonly atMs: number
+  /** NaN when the process is gone. */
   readonly rssBytes: number
-  /** V8 heap in use (the gateway's /metrics); NaN when not read. */
-  readonly heapUsedBytes: number
 }
 
 export interface SettleRule {
@@ -23,8 +22,8 @@ export interface SettleRule {
   /** …by more than this fraction of the stretch's highest reading… */
   readonly maxDrop: number
   /**
-   * …or this many bytes, whichever is more: a scavenge of the young generation frees a MB or so
-   * of a heap of ten without anything settling.
+   * …or this many bytes, whichever is more: the RSS of an idle process moves by a page or two
+   * without anything settling.
    */
   readonly dropFloorBytes: number
   /** Given up after this long: the reading is taken as it is. */
@@ -44,19 +43,16 @@ export const SETTLE_RULE: SettleRule = {
 
 export type SettleVerdict = 'settled' | 'wait' | 'gave up'
 
-/** Whether the series dropped over the window: its latest value against the window's highest. */
-function dropped(values: readonly number[], rule: SettleRule): boolean {
-  const finite = values.filter(Number.isFinite)
-  const last = values.at(-1)
-  // A series not read now (the admin port did not answer) says nothing.
-  if (last === undefined || !Number.isFinite(last) || finite.length === 0) return false
-  const highest = Math.max(...finite)
+/** Whether the RSS dropped over the window: its latest value against the window's highest. */
+function dropped(window: readonly MemorySample[], rule: SettleRule): boolean {
+  const last = (window.at(-1) as MemorySample).rssBytes
+  const highest = Math.max(...window.map((s) => s.rssBytes))
   return highest - last > Math.max(highest * rule.maxDrop, rule.dropFloorBytes)
 }
 
 /**
- * Settled once `minMs` has passed and neither the RSS nor the heap in use (when read) is lower
- * now than anywhere over the last `windowMs` by more than `maxDrop` (or `dropFloorBytes`); the
+ * Settled once `minMs` has passed and the RSS is not lower now than anywhere over the last
+ * `windowMs` by more than `maxDrop` (or `dropFloorBytes`); the
  * window counts only when a reading at or before its start exists, so a wait never settles on
  * fewer than `windowMs` of readings. Gave up after `maxMs`. Samples in time order.
  */
@@ -76,17 +72,7 @@ export function settleVerdict(
       break
     }
   }
-  const settled =
-    last.atMs >= rule.minMs &&
-    from !== -1 &&
-    !dropped(
-      samples.slice(from).map((s) => s.rssBytes),
-      rule,
-    ) &&
-    !dropped(
-      samples.slice(from).map((s) => s.heapUsedBytes),
-      rule,
-    )
+  const settled = last.atMs >= rule.minMs && from !== -1 && !dropped(samples.slice(from), rule)
   if (settled) return 'settled'
   return last.atMs >= rule.maxMs ? 'gave up' : 'wait'
 }
@@ -112,7 +98,7 @@ const realClock: Clock = {
 
 /**
  * Reads `read` every `intervalMs` until `settleVerdict` says settled or gave up; returns the last
- * reading. `read` returns the RSS and the heap in use (NaN when unknown).
+ * reading. `read` returns the RSS (NaN when the process is gone).
  */
 export async function waitUntilSettled(
   read: () => Promise<Omit<MemorySample, 'atMs'>>,
@@ -136,11 +122,10 @@ export async function waitUntilSettled(
 const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1)
 
 /**
- * "settled after 28 s: RSS 160.2 → 148.0 MB, heap 80.1 → 53.9 MB" (or "not settled after 90 s: …"),
- * the first reading against the last, for the log.
+ * "settled after 28 s: RSS 160.2 → 148.0 MB" (or "not settled after 90 s: …"), the first reading
+ * against the last, for the log.
  */
 export function describeSettle(settled: Settled): string {
   const { first, sample } = settled
-  const heap = Number.isFinite(first.heapUsedBytes) && Number.isFinite(sample.heapUsedBytes)
-  return `${settled.verdict === 'settled' ? '' : 'not '}settled after ${settled.waitedS.toFixed(0)} s: RSS ${mb(first.rssBytes)} → ${mb(sample.rssBytes)} MB${heap ? `, heap ${mb(first.heapUsedBytes)} → ${mb(sample.heapUsedBytes)} MB` : ''}`
+  return `${settled.verdict === 'settled' ? '' : 'not '}settled after ${settled.waitedS.toFixed(0)} s: RSS ${mb(first.rssBytes)} → ${mb(sample.rssBytes)} MB`
 }

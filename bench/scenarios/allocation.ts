@@ -95,11 +95,11 @@ async function startSubject(
 }
 
 /**
- * One scenario's system in a new process: load from autocannon (whatever generator the throughput
- * rounds use, so that every run sends the same requests), ALLOCATION_WARMUP_S of it, then V8's
- * sampling heap profiler for ALLOCATION_SAMPLE_S under the same load; the bytes it sampled (every
- * node's selfSize, objects collected since included) over the requests the upstream answered
- * meanwhile.
+ * One scenario's system in a new process: load from autocannon (always, whichever generator the
+ * throughput rounds use, so that every run sends the same requests), ALLOCATION_WARMUP_S of it,
+ * then V8's sampling heap profiler for ALLOCATION_SAMPLE_S under the same load; the bytes it
+ * sampled (every node's selfSize, objects collected since included) over the requests the
+ * upstream answered meanwhile.
  */
 export async function measureAllocation(
   world: World,

@@ -59,7 +59,7 @@ export const WARM_ACCOUNTS = 1_000
  * Nothing is collected on purpose. Returns the last reading.
  */
 async function settle(pid: number): Promise<Settled> {
-  return waitUntilSettled(async () => ({ rssBytes: rssBytes(pid), heapUsedBytes: Number.NaN }))
+  return waitUntilSettled(async () => ({ rssBytes: rssBytes(pid) }))
 }
 
 /** The highest sum of the RSS of a process and its descendants, sampled every 10 ms. */

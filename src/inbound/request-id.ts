@@ -23,8 +23,7 @@ const DIGIT_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
 /**
  * A random (version 4) UUID, as `crypto.randomUUID()` makes one: the same generator, format,
  * version and variant. Written into one buffer and read out as one string: `randomUUID` joins
- * twenty hex pieces with `+`, a rope of a dozen heap objects, the largest allocation of a request
- * the gateway forwards after its body and headers.
+ * twenty hex pieces with `+`, a rope of a dozen heap objects (about 0.5 KB a request).
  */
 export function newRequestId(): string {
   if (taken === pool.length) {
