@@ -14,6 +14,13 @@ export function redactSecrets(text: string): string {
   return text.replace(TOKEN_SHAPES, REDACTED)
 }
 
+const TOKEN_SHAPE = new RegExp(TOKEN_SHAPES.source, 'i')
+
+/** Whether `redactSecrets` would change `text`. */
+export function holdsSecret(text: string): boolean {
+  return TOKEN_SHAPE.test(text)
+}
+
 /** Redacts token-shaped strings everywhere inside a log object (depth-bounded, cycle-safe). */
 export function redactDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value)

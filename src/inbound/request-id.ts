@@ -1,13 +1,25 @@
 import { randomFillSync } from 'node:crypto'
+import { holdsSecret } from '../redact.js'
 
 const ACCEPTED_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-/** Keeps a well-formed X-Request-Id from a trusted proxy (for end-to-end tracing); otherwise a new one. */
+/**
+ * Keeps a well-formed X-Request-Id from a trusted proxy (for end-to-end tracing); otherwise a new
+ * one. A token-shaped id is not kept: the id is sent upstream, answered to the client and written
+ * in every log line and audit event of the request, so every id chosen here can be logged as it
+ * is (no line needs to scan it again).
+ */
 export function chooseRequestId(
   offered: string | string[] | undefined,
   peerTrusted: boolean,
 ): string {
-  if (peerTrusted && typeof offered === 'string' && ACCEPTED_ID.test(offered)) return offered
+  if (
+    peerTrusted &&
+    typeof offered === 'string' &&
+    ACCEPTED_ID.test(offered) &&
+    !holdsSecret(offered)
+  )
+    return offered
   return newRequestId()
 }
 

@@ -41,14 +41,30 @@ void t.test('access lines go to the main logger destination, as JSON', async (t)
   t.type(line?.time, 'string')
 })
 
-void t.test('a token in the path or in a relayed request id is redacted', async (t) => {
+void t.test('a token in the path is redacted', async (t) => {
   const logs = new LogCapture()
   const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
-  access.write({ ...record, path: `/agents/${jwt}`, req_id: serviceToken })
+  access.write({ ...record, path: `/agents/${jwt}/${serviceToken}` })
   access.flush()
   t.notMatch(logs.text, jwt)
   t.notMatch(logs.text, serviceToken)
-  t.match(logs.records()[0], { path: `/agents/${REDACTED}`, req_id: REDACTED })
+  t.match(logs.records()[0], { path: `/agents/${REDACTED}/${REDACTED}` })
+})
+
+void t.test('every string field is valid JSON, whatever its characters', async (t) => {
+  const logs = new LogCapture()
+  const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
+  // The edges of what is written between quotes as it is: control characters, DEL, `"`, `\`,
+  // and beyond ASCII.
+  const odd = ['\u001f', '\u0020', '~', '\u007f', '"', '\\', 'é', '\u2028', '']
+  for (const text of odd) {
+    access.write({ ...record, method: `M${text}`, client: `c${text}`, route: `r${text}` })
+  }
+  access.flush()
+  t.same(
+    logs.records().map(({ method, client, route }) => [method, client, route]),
+    odd.map((text) => [`M${text}`, `c${text}`, `r${text}`]),
+  )
 })
 
 void t.test('the main logger level applies: nothing below it is written', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { createLogger } from '../../src/logger.js'
-import { REDACTED, redactDeep, redactSecrets } from '../../src/redact.js'
+import { holdsSecret, REDACTED, redactDeep, redactSecrets } from '../../src/redact.js'
 import { LogCapture } from '../helpers/log-capture.js'
 
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLWJ5dGVz'
@@ -51,4 +51,18 @@ void t.test('credential fields are censored by path', async (t) => {
     'request',
   )
   t.notOk(/opaque-key|session=abc|"plain"/.test(logs.text))
+})
+
+void t.test('holdsSecret is true exactly when redactSecrets changes the text', async (t) => {
+  const samples = [
+    '/agents/a1',
+    'trace-abc.123',
+    'svc_pat_abc',
+    'SVC_PAT_abc',
+    'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln',
+    'Bearer abc.def',
+    'basic',
+    '',
+  ]
+  for (const text of samples) t.equal(holdsSecret(text), redactSecrets(text) !== text, text)
 })

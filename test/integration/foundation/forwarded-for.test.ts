@@ -105,6 +105,14 @@ void t.test("a trusted proxy's chain is extended and its proto and host are kept
   // A malformed id from a trusted proxy is replaced.
   await send(gateway, ['Host: portcullis.test', 'X-Request-Id: bad id with spaces'])
   t.match(runtime.requests.at(-1)?.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+
+  // So is a token-shaped one: it would go upstream, back to the client and into every log line.
+  const token = 'svc_pat_0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg1a2B3c'
+  await send(gateway, ['Host: portcullis.test', `X-Request-Id: ${token}`])
+  t.match(runtime.requests.at(-1)?.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+  t.match(lastRequestId, /^[0-9a-f-]{36}$/, 'the client is answered with the new id')
+  t.equal((await accessLogRecord(gateway.logs, lastRequestId)).status, 200, 'logged under it')
+  t.notMatch(gateway.logs.text, token)
 })
 
 void t.test('the client address skips every trusted hop of the chain', async (t) => {

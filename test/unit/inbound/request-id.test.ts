@@ -39,5 +39,12 @@ void t.test("a trusted proxy's well-formed id is kept; anyone else's is replaced
   t.match(chooseRequestId('bad id with spaces', true), UUID_V4)
   t.match(chooseRequestId(['a', 'b'], true), UUID_V4)
   t.match(chooseRequestId('x'.repeat(129), true), UUID_V4)
+  // Well-formed but token-shaped: a service-account token, a JWT.
+  t.match(
+    chooseRequestId('svc_pat_0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg1a2B3c', true),
+    UUID_V4,
+  )
+  t.match(chooseRequestId('eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln', true), UUID_V4)
+  t.equal(chooseRequestId('svc_pat', true), 'svc_pat', 'only a token shape is refused')
   t.end()
 })
