@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -234,31 +234,39 @@ void t.test('held lines are written when the process dies of an uncaught error',
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'out.log')
   const module = (path: string) => JSON.stringify(pathToFileURL(join(PROJECT_ROOT, path)).href)
-  // Standard output as the gateway opens it (blocks of 64 KB, asynchronous), the exit hook as
-  // `portcullis serve` registers it, then an error nothing catches.
+  // Standard output as the gateway opens it (createLogger's own: blocks of 64 KB, asynchronous,
+  // the access lines handed over encoded), a file here; the exit hook as `portcullis serve`
+  // registers it, then an error nothing catches.
   const script = `
-    import { pino } from 'pino'
+    import { createLogger } from ${module('.build/src/logger.js')}
     import { AccessLog } from ${module('.build/src/access-log.js')}
-    const destination = pino.destination({ dest: ${JSON.stringify(file)}, sync: false, minLength: ${STDOUT_BLOCK_BYTES}, maxWrite: 65536 })
-    const access = new AccessLog(pino({ base: undefined }, destination))
+    const logger = createLogger({ level: 'info' })
+    const access = new AccessLog(logger)
     process.once('exit', () => access.flushSync())
-    destination.on('ready', () => {
-      for (const id of ['r-1', 'r-2', 'r-3']) access.write({ ...${JSON.stringify(record)}, req_id: id })
-      throw new Error('nothing catches this')
-    })
+    logger.info('before')
+    for (const id of ['r-1', 'r-2', 'r-3']) access.write({ ...${JSON.stringify(record)}, req_id: id })
+    logger.info({ path: '/é' }, 'after')
+    throw new Error('nothing catches this')
   `
+  const out = openSync(file, 'w')
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', out, 'pipe'],
   })
+  closeSync(out)
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const [code] = (await once(child, 'exit')) as [number | null]
   t.equal(code, 1, 'the uncaught error ended the process')
   t.match(stderr, 'nothing catches this')
-  const ids = readFileSync(file, 'utf8')
+  const lines = readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => (JSON.parse(line) as { req_id: string }).req_id)
-  t.same(ids, ['r-1', 'r-2', 'r-3'], 'every held line reached the file')
+    .map((line) => JSON.parse(line) as { msg: string; req_id?: string; path?: string })
+  t.same(
+    lines.map((line) => line.req_id ?? line.msg),
+    ['before', 'after', 'r-1', 'r-2', 'r-3'],
+    "every held line reached the file, whole, after the logger's own",
+  )
+  t.equal(lines[1]?.path, '/é', "the logger's own lines are encoded as UTF-8")
 })
