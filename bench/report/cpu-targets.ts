@@ -1,5 +1,5 @@
 import { ratio, sumValues } from '../lib/stats.js'
-import type { RsaVerifyResult, ScenarioSummary } from '../lib/types.js'
+import type { RsaVerifyResult, Sample, ScenarioSummary } from '../lib/types.js'
 import { target, type TargetResult } from './targets.js'
 
 /** The floor every CPU target is measured against, in the same run. */
@@ -133,7 +133,32 @@ function statusCounts(summary: ScenarioSummary | undefined): string {
 const cpuOf = (summaries: readonly ScenarioSummary[], id: string): number | null =>
   summaries.find((s) => s.scenario === id)?.cpuUsPerRequest ?? null
 
-function evaluate(ratioTarget: CpuRatio, summaries: readonly ScenarioSummary[]): TargetResult {
+/**
+ * The ratio of `scenario` to `baseline` in each round that measured both, lowest and highest; null
+ * with fewer than two such rounds. Beside the ratio of the medians it shows how far the host moved
+ * a reading between rounds of one run.
+ */
+export function roundRatioRange(
+  samples: readonly Sample[],
+  scenario: string,
+  baseline: string,
+): { readonly low: number; readonly high: number } | null {
+  const ratios: number[] = []
+  for (const sample of samples) {
+    if (sample.scenario !== scenario) continue
+    const base = samples.find((s) => s.scenario === baseline && s.round === sample.round)
+    if (base !== undefined && base.cpuUsPerRequest > 0)
+      ratios.push(sample.cpuUsPerRequest / base.cpuUsPerRequest)
+  }
+  if (ratios.length < 2) return null
+  return { low: Math.min(...ratios), high: Math.max(...ratios) }
+}
+
+function evaluate(
+  ratioTarget: CpuRatio,
+  summaries: readonly ScenarioSummary[],
+  samples: readonly Sample[],
+): TargetResult {
   const find = (id: string) => summaries.find((s) => s.scenario === id)
   const scenario = find(ratioTarget.scenario)
   const baseline = find(ratioTarget.baseline)
@@ -151,8 +176,12 @@ function evaluate(ratioTarget: CpuRatio, summaries: readonly ScenarioSummary[]):
     `≤ ${ratioTarget.bound.toFixed(2)} ×`,
     counted ? ratio(scenario?.cpuUsPerRequest, baseline?.cpuUsPerRequest) : null,
     (v) => v <= ratioTarget.bound,
-    (v) =>
-      `${v.toFixed(2)} × (${scenario?.cpuUsPerRequest.toFixed(1)} / ${baseline?.cpuUsPerRequest.toFixed(1)} µs)`,
+    (v) => {
+      const range = roundRatioRange(samples, ratioTarget.scenario, ratioTarget.baseline)
+      const rounds =
+        range === null ? '' : `; round by round ${range.low.toFixed(2)}–${range.high.toFixed(2)} ×`
+      return `${v.toFixed(2)} × (${scenario?.cpuUsPerRequest.toFixed(1)} / ${baseline?.cpuUsPerRequest.toFixed(1)} µs${rounds})`
+    },
   )
 }
 
@@ -215,17 +244,21 @@ export function cpuTargets(
   summaries: readonly ScenarioSummary[],
   rsaVerify: RsaVerifyResult | null,
   roundS: number | null,
+  samples: readonly Sample[] = [],
 ): TargetResult[] {
   return [
-    ...AGAINST_FLOOR.map((ratioTarget) => evaluate(ratioTarget, summaries)),
-    ...REPEATED_JWT.map((ratioTarget) => evaluate(ratioTarget, summaries)),
+    ...AGAINST_FLOOR.map((ratioTarget) => evaluate(ratioTarget, summaries, samples)),
+    ...REPEATED_JWT.map((ratioTarget) => evaluate(ratioTarget, summaries, samples)),
     freshRs256Target(summaries, rsaVerify),
-    ...SELF_ANSWERED.map((ratioTarget) => evaluate(ratioTarget, summaries)),
+    ...SELF_ANSWERED.map((ratioTarget) => evaluate(ratioTarget, summaries, samples)),
     accessLogTarget(summaries, roundS),
   ]
 }
 
 /** Target 10: the gateway's repeated-RS256 row against the Fastify peer's, CPU per request. */
-export function fastifyTarget(summaries: readonly ScenarioSummary[]): TargetResult {
-  return evaluate(FASTIFY_TARGET, summaries)
+export function fastifyTarget(
+  summaries: readonly ScenarioSummary[],
+  samples: readonly Sample[] = [],
+): TargetResult {
+  return evaluate(FASTIFY_TARGET, summaries, samples)
 }

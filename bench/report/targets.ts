@@ -7,6 +7,7 @@ import type {
   MemoryResult,
   RevocationResult,
   RsaVerifyResult,
+  Sample,
   ScenarioSummary,
 } from '../lib/types.js'
 
@@ -34,6 +35,8 @@ export interface TargetInputs {
   readonly rsaVerify?: RsaVerifyResult | null
   /** The run's options: target 6 needs the length of its rounds. */
   readonly options?: { readonly durationS: number }
+  /** Every measurement of every round: a ratio target also shows its range round by round. */
+  readonly samples?: readonly Sample[]
 }
 
 export function target(
@@ -114,10 +117,15 @@ function floodTarget(flood: FloodResult | null): TargetResult {
 /** Issue 23's ten targets, in its order, evaluated from one run's results. */
 export function evaluateTargets(inputs: TargetInputs): TargetResult[] {
   return [
-    ...cpuTargets(inputs.summaries, inputs.rsaVerify ?? null, inputs.options?.durationS ?? null),
+    ...cpuTargets(
+      inputs.summaries,
+      inputs.rsaVerify ?? null,
+      inputs.options?.durationS ?? null,
+      inputs.samples,
+    ),
     ...latencyTargets(inputs.latency),
     floodTarget(inputs.flood),
     ...memoryTargets(inputs.memory),
-    fastifyTarget(inputs.summaries),
+    fastifyTarget(inputs.summaries, inputs.samples),
   ]
 }

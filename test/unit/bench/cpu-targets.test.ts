@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { RsaVerifyResult, ScenarioSummary } from '../../../bench/lib/types.js'
+import type { RsaVerifyResult, Sample, ScenarioSummary } from '../../../bench/lib/types.js'
 import {
   accessLogTarget,
   answeredAs,
@@ -7,6 +7,7 @@ import {
   cpuTargets,
   fastifyTarget,
   freshRs256Bound,
+  roundRatioRange,
 } from '../../../bench/report/cpu-targets.js'
 import { evaluateTargets, type TargetResult } from '../../../bench/report/targets.js'
 
@@ -229,4 +230,33 @@ void t.test('the ten targets in the issue’s order, latency and flood rates sta
   t.match(ids.flood?.description, /^flood: good clients lose ≤ 20 % while a bad-token flood runs/)
   t.match(ids.flood?.description, /it ran at 3,210 req\/s of 5,000 asked/)
   t.equal(ids['access-log-cost']?.status, 'NOT MEASURED', 'no rows')
+})
+
+void t.test('a ratio target shows its lowest and highest round beside the medians', async (t) => {
+  const sample = (scenario: string, round: number, cpuUsPerRequest: number) =>
+    ({ scenario, round, cpuUsPerRequest }) as unknown as Sample
+  const samples = [
+    sample('koa-floor', 1, 100),
+    sample('pc-excluded', 1, 101),
+    sample('koa-floor', 2, 70),
+    sample('pc-excluded', 2, 119),
+    sample('koa-floor', 3, 100),
+    sample('pc-excluded', 3, 110),
+    // A round that measured only one of the two is left out.
+    sample('pc-excluded', 4, 500),
+  ]
+  const range = roundRatioRange(samples, 'pc-excluded', 'koa-floor')
+  t.equal(range?.low.toFixed(2), '1.01')
+  t.equal(range?.high.toFixed(2), '1.70')
+  t.equal(roundRatioRange(samples.slice(0, 2), 'pc-excluded', 'koa-floor'), null, 'one round: none')
+  const [excluded] = cpuTargets(
+    [summary('koa-floor', 100), summary('pc-excluded', 110)],
+    null,
+    10,
+    samples,
+  )
+  t.equal(excluded?.shown, '1.10 × (110.0 / 100.0 µs; round by round 1.01–1.70 ×)')
+  t.equal(excluded?.status, 'PASS', 'the verdict is still the ratio of the medians')
+  const [plain] = cpuTargets([summary('koa-floor', 100), summary('pc-excluded', 110)], null, 10)
+  t.equal(plain?.shown, '1.10 × (110.0 / 100.0 µs)', 'no samples, no range')
 })
