@@ -93,6 +93,8 @@ function bufferedStdout(): DestinationStream & BlockDestination {
       // The stream was destroyed (standard output closed): there is nowhere left to write.
     }
   }, FLUSH_INTERVAL_MS).unref()
+  // sonic-boom's types declare `write(string)` whatever its content mode; in buffer mode it takes
+  // bytes and nothing else.
   return {
     write: (line: string) => stream.write(Buffer.from(line, 'utf8') as unknown as string),
     writeBlock: (block: Buffer) => void stream.write(block as unknown as string),
