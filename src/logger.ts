@@ -14,7 +14,7 @@ export interface LoggerOptions {
  * scanned for token-shaped values, so a token inside an error message is redacted too.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const destination = options.destination ?? bufferedOutput(1)
+  const destination = options.destination ?? bufferedStdout()
   return pino(
     {
       level: options.level,
@@ -64,15 +64,8 @@ export interface BlockDestination {
   writeBlock(block: Buffer): void
 }
 
-/** Standard output's stream (`bufferedOutput`): string lines, encoded blocks, flushes. */
-export type BufferedOutput = DestinationStream &
-  BlockDestination & {
-    flush(callback?: (error?: Error) => void): void
-    flushSync(): void
-  }
-
 /**
- * Standard output (descriptor `fd`) written in blocks of about 64 KB instead of one write per line, flushed at least
+ * Standard output written in blocks of about 64 KB instead of one write per line, flushed at least
  * every second so a quiet gateway's lines still appear; pino flushes what is left when the process
  * exits. Writes stay asynchronous (a stalled log reader never blocks requests), and each costs a
  * round trip through libuv's thread pool, paid per block: with 4 KiB blocks that round trip made
@@ -85,9 +78,9 @@ export type BufferedOutput = DestinationStream &
  * whole block again. One stream for both keeps their lines in order and whole: two writers on one
  * pipe could interleave writes longer than the pipe's atomic 4 KiB.
  */
-export function bufferedOutput(fd: number): BufferedOutput {
+function bufferedStdout(): DestinationStream & BlockDestination {
   const stream = pino.destination({
-    dest: fd,
+    dest: 1,
     sync: false,
     minLength: STDOUT_BLOCK_BYTES,
     maxWrite: STDOUT_MAX_WRITE_BYTES,
@@ -107,5 +100,5 @@ export function bufferedOutput(fd: number): BufferedOutput {
     writeBlock: (block: Buffer) => void stream.write(block as unknown as string),
     flush: (callback?: (error?: Error) => void) => stream.flush(callback),
     flushSync: () => stream.flushSync(),
-  }
+  } as DestinationStream & BlockDestination
 }
