@@ -162,7 +162,7 @@ export function buildUpstreamHeaders(
   if (trusted && forwarded !== undefined) out.push('forwarded', forwarded)
   out.push('x-request-id', client.requestId)
   // Indexed, not `for (const [name, value] of …)`: destructuring each pair ran the array iterator
-  // protocol, about 0.6 KB of iterator objects a request for a service account's identity fields.
+  // protocol, about 0.35 KB of iterator objects a request for a service account's identity fields.
   for (let index = 0; index < inject.length; index++) {
     const field = inject[index] as readonly [string, string]
     out.push(field[0], field[1])

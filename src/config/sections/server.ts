@@ -40,7 +40,7 @@ export const serverSchema = z
       .array(cidr)
       .default([])
       .describe(
-        'Peers (IP or CIDR) whose X-Forwarded-For/-Proto/-Host are believed. Empty: only the socket peer counts.',
+        'Peers (IP or CIDR) whose X-Forwarded-For/-Proto/-Host and Forwarded are believed, and whose X-Request-Id is kept when well-formed and not token-shaped. Empty: only the socket peer counts.',
       ),
     headers_timeout_ms: z
       .number()
