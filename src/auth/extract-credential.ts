@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import type { Credential } from './credential.js'
 import type { InboundRequest } from '../inbound/inbound-request.js'
+import { sameFieldName } from '../inbound/field-name.js'
 
 /** The `auth:` keys that decide where a credential is read (AUTH-2). */
 export type CredentialSettings = Pick<
@@ -77,10 +78,9 @@ function duplicateError(reason: 'credential.duplicate_header' | 'credential.dupl
 }
 
 function singleHeaderValue(rawHeaders: readonly string[], name: string): string | undefined {
-  const wanted = name.toLowerCase()
   let found: string | undefined
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    if (rawHeaders[index]?.toLowerCase() !== wanted) continue
+    if (!sameFieldName(rawHeaders[index] as string, name)) continue
     if (found !== undefined) throw duplicateError('credential.duplicate_header')
     found = rawHeaders[index + 1] ?? ''
   }
@@ -91,7 +91,7 @@ function singleHeaderValue(rawHeaders: readonly string[], name: string): string 
 function singleCookieValue(rawHeaders: readonly string[], name: string): string | undefined {
   let found: string | undefined
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    if (rawHeaders[index]?.toLowerCase() !== 'cookie') continue
+    if (!sameFieldName(rawHeaders[index] as string, 'cookie')) continue
     for (const chunk of (rawHeaders[index + 1] ?? '').split(';')) {
       const equals = chunk.indexOf('=')
       const key = equals < 0 ? '' : chunk.slice(0, equals).trim()

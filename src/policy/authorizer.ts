@@ -120,7 +120,7 @@ export class Authorizer {
     }
     if (
       gate !== undefined &&
-      !this.#grants.satisfies(scopes, `${gate.family}:${gate.action}`, gate)
+      !this.#grants.satisfies(scopes, gate.scope, gate)
     ) {
       throw new GatewayError('ACCESS_DENIED', routeGateDenial(gate), { reason: 'rbac.route_gate' })
     }

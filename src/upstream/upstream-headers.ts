@@ -58,6 +58,18 @@ const REBUILT = new Set([
   'x-request-id',
 ])
 
+/** Lengths of the fields read before the list is built: a field of another length is not lowercased. */
+const READ_LENGTHS = new Set(
+  [
+    'connection',
+    'host',
+    'x-forwarded-for',
+    'x-forwarded-proto',
+    'x-forwarded-host',
+    'forwarded',
+  ].map((name) => name.length),
+)
+
 // undici refuses `expect`; Node has already answered `100-continue` to the client.
 const NEVER_FORWARDED = new Set([
   ...HOP_BY_HOP,
@@ -104,7 +116,9 @@ export function buildUpstreamHeaders(
   let forwardedHost: string | undefined
   let forwarded: string | undefined
   for (let index = 0; index < rawHeaders.length; index += 2) {
-    const lower = (rawHeaders[index] as string).toLowerCase()
+    const raw = rawHeaders[index] as string
+    if (!READ_LENGTHS.has(raw.length)) continue
+    const lower = raw.toLowerCase()
     const value = rawHeaders[index + 1] as string
     if (lower === 'connection') listed = mergeListed(listed, connectionListed(value))
     else if (lower === 'host') host ??= value

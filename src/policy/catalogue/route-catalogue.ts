@@ -53,6 +53,8 @@ export interface RouteGate {
   readonly family: ResourceFamily
   readonly id: string
   readonly action: 'read' | 'run'
+  /** `<family>:<action>`, the scope checked (made with the match, not on every request). */
+  readonly scope: string
 }
 
 /** What the catalogue knows of one request: matched once, read by every later stage. */
@@ -256,7 +258,12 @@ function routeGate(route: CompiledRoute, segments: readonly string[]): RouteGate
   if (access === undefined || resource === undefined) return undefined
   const id = segments[resource.idIndex]
   if (id === undefined || id === '') return undefined
-  return { family: resource.family, id, action: access.action }
+  return {
+    family: resource.family,
+    id,
+    action: access.action,
+    scope: `${resource.family}:${access.action}`,
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import { pinClientUserId } from '../common/client-user-id.js'
 import { isJsonObject, objectMember } from '../common/json.js'
 import { requireJson } from '../common/request-json.js'
 import type { UpstreamLookup } from '../common/upstream-lookup.js'
+import { sameFieldName } from '../../inbound/field-name.js'
 
 export interface A2aStageDeps {
   /** What scopes grant, under the configured admin scope. */
@@ -105,7 +106,7 @@ async function checkDispatch(
 function singleHeader(rawHeaders: readonly string[], name: string): string | undefined {
   let found: string | undefined
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    if (rawHeaders[index]?.toLowerCase() !== name) continue
+    if (!sameFieldName(rawHeaders[index] as string, name)) continue
     if (found !== undefined) {
       throw new GatewayError('BAD_REQUEST', `Multiple ${name} headers`, {
         reason: 'surfaces.duplicate_header',

@@ -14,7 +14,7 @@ const injected = (plan: {
   headers: { inject?: readonly (readonly [string, string])[] | undefined }
 }) => Object.fromEntries(plan.headers.inject ?? [])
 
-void t.test('IDENT-1: identity headers per principal kind', async (t) => {
+void t.test('IDENT-1: identity headers per principal kind, sent with lowercase names', async (t) => {
   const gateway = enforcer()
   const cases = [
     {
@@ -25,31 +25,31 @@ void t.test('IDENT-1: identity headers per principal kind', async (t) => {
         sessionState: { plan: 'pro' },
       }),
       expected: {
-        'X-Auth-User-Id': 'alice',
-        'X-Auth-Kind': 'jwt',
-        'X-Auth-Scopes': '["agents:read","my scope"]',
-        'X-Auth-Session-Id': 's-1',
-        'X-Auth-Dependencies': '{"tenant":"acme"}',
-        'X-Auth-Session-State': '{"plan":"pro"}',
-        'X-User-ID': 'alice',
+        'x-auth-user-id': 'alice',
+        'x-auth-kind': 'jwt',
+        'x-auth-scopes': '["agents:read","my scope"]',
+        'x-auth-session-id': 's-1',
+        'x-auth-dependencies': '{"tenant":"acme"}',
+        'x-auth-session-state': '{"plan":"pro"}',
+        'x-user-id': 'alice',
       },
     },
     {
       name: 'service account',
       principal: serviceAccount('bot'),
       expected: {
-        'X-Auth-User-Id': 'sa:bot',
-        'X-Auth-Kind': 'service_account',
-        'X-Auth-Scopes': '["agents:run"]',
-        'X-Auth-Service-Account': 'bot',
-        'X-User-ID': 'sa:bot',
+        'x-auth-user-id': 'sa:bot',
+        'x-auth-kind': 'service_account',
+        'x-auth-scopes': '["agents:run"]',
+        'x-auth-service-account': 'bot',
+        'x-user-id': 'sa:bot',
       },
     },
-    { name: 'security key', principal: SECURITY_KEY, expected: { 'X-Auth-Kind': 'security_key' } },
+    { name: 'security key', principal: SECURITY_KEY, expected: { 'x-auth-kind': 'security_key' } },
     {
       name: 'jwt without sub',
       principal: jwtUser(null, []),
-      expected: { 'X-Auth-Kind': 'jwt', 'X-Auth-Scopes': '[]' },
+      expected: { 'x-auth-kind': 'jwt', 'x-auth-scopes': '[]' },
     },
     { name: 'anonymous', principal: ANONYMOUS, expected: {} },
   ]
@@ -92,7 +92,7 @@ void t.test('IDENT-1: X-User-ID from clients (attack class 11)', async (t) => {
     withUid.headers.drop?.has('x-user-id'),
     'client copies dropped (normalized name covers X_User_Id)',
   )
-  t.equal(injected(withUid)['X-User-ID'], 'alice')
+  t.equal(injected(withUid)['x-user-id'], 'alice')
 
   const anonymous = await gateway.plan(planInput({ headers: { 'x-user-id': 'user-456' } }))
   t.notOk(anonymous.headers.drop?.has('x-user-id'), 'anonymous value stays (AgentOS honours it)')
@@ -113,7 +113,7 @@ void t.test('IDENT-1: X-User-ID from clients (attack class 11)', async (t) => {
     planInput({ principal: serviceAccount('bot'), headers: { 'x-user-id': 'sa:evil' } }),
   )
   t.equal(
-    injected(serviceCaller)['X-User-ID'],
+    injected(serviceCaller)['x-user-id'],
     'sa:bot',
     'a caller with a uid is never refused: the value is replaced',
   )

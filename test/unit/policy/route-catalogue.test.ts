@@ -46,18 +46,23 @@ void t.test('one match gives the rule, the route, its gate and the resource cont
   t.same(run.rule, { template: '/agents/*/runs', scopes: ['agents:run'], source: 'default' })
   t.equal(run.route?.template, '/agents/{id}/runs')
   t.equal(run.route?.identity, 'run')
-  t.same(run.gate, { family: 'agents', id: 'a1', action: 'run' })
+  t.same(run.gate, { family: 'agents', id: 'a1', action: 'run', scope: 'agents:run' })
   t.same(run.context, { family: 'agents', id: 'a1' })
   t.equal(run.familyLabel, '/agents')
 
   const resume = v29.match('POST', '/teams/t1/runs/r1/resume')
   t.equal(resume.rule, undefined, 'resume has no rule in AgentOS’s table')
-  t.same(resume.gate, { family: 'teams', id: 't1', action: 'run' })
+  t.same(resume.gate, { family: 'teams', id: 't1', action: 'run', scope: 'teams:run' })
   t.equal(resume.route?.identity, 'run-gated')
 
   t.equal(v29.match('POST', '/workflows/w1/sessions/s1/fork').route, undefined, 'no workflow fork')
   t.equal(v29.match('POST', '/agents/a1/sessions/s1/fork').route?.identity, 'fork')
-  t.same(v29.match('GET', '/agents/a1').gate, { family: 'agents', id: 'a1', action: 'read' })
+  t.same(v29.match('GET', '/agents/a1').gate, {
+    family: 'agents',
+    id: 'a1',
+    action: 'read',
+    scope: 'agents:read',
+  })
   t.equal(v29.match('GET', '/agents/a1/unknown').gate, undefined, 'only the routes AgentOS gates')
   t.same(v29.match('GET', '/agents/a1/unknown').rule?.template, '/agents/{**}')
 })
@@ -65,7 +70,7 @@ void t.test('one match gives the rule, the route, its gate and the resource cont
 void t.test('HEAD is decided as the GET it mirrors unless a rule names HEAD', async (t) => {
   const head = v29.match('HEAD', '/agents/a1/runs')
   t.equal(head.method, 'GET')
-  t.same(head.gate, { family: 'agents', id: 'a1', action: 'run' })
+  t.same(head.gate, { family: 'agents', id: 'a1', action: 'run', scope: 'agents:run' })
   const own = testCatalogue({ scopeMappings: { 'HEAD /agents/{id}/runs': [] } })
   t.equal(own.match('HEAD', '/agents/a1/runs').method, 'HEAD')
 })

@@ -246,12 +246,12 @@ void t.test('A2A names a service account by its alias in X-User-ID', async (t) =
   })
   const final = (await stage.plan(request, identity)) as ForwardPlan
   t.same(
-    final.headers.inject.find(([name]) => name === 'X-User-ID'),
-    ['X-User-ID', '__portcullis__:sa:ci'],
+    final.headers.inject.find(([name]) => name === 'x-user-id'),
+    ['x-user-id', '__portcullis__:sa:ci'],
   )
   t.same(
-    identity.headers.inject.find(([name]) => name === 'X-User-ID'),
-    ['X-User-ID', 'sa:ci'],
+    identity.headers.inject.find(([name]) => name === 'x-user-id'),
+    ['x-user-id', 'sa:ci'],
     'the identity plan (shared by REST requests) keeps sa:<name>',
   )
   t.same(
