@@ -118,10 +118,7 @@ export class Authorizer {
         throw insufficientScopes(requiredScopes, 'rbac.listing')
       }
     }
-    if (
-      gate !== undefined &&
-      !this.#grants.satisfies(scopes, gate.scope, gate)
-    ) {
+    if (gate !== undefined && !this.#grants.satisfies(scopes, gate.scope, gate)) {
       throw new GatewayError('ACCESS_DENIED', routeGateDenial(gate), { reason: 'rbac.route_gate' })
     }
     // Handlers run after the middleware's scope check and the route's dependencies.

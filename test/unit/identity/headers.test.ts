@@ -14,50 +14,57 @@ const injected = (plan: {
   headers: { inject?: readonly (readonly [string, string])[] | undefined }
 }) => Object.fromEntries(plan.headers.inject ?? [])
 
-void t.test('IDENT-1: identity headers per principal kind, sent with lowercase names', async (t) => {
-  const gateway = enforcer()
-  const cases = [
-    {
-      name: 'jwt with session and selected claims',
-      principal: jwtUser('alice', ['agents:read', 'my scope'], {
-        sessionId: 's-1',
-        dependencies: { tenant: 'acme' },
-        sessionState: { plan: 'pro' },
-      }),
-      expected: {
-        'x-auth-user-id': 'alice',
-        'x-auth-kind': 'jwt',
-        'x-auth-scopes': '["agents:read","my scope"]',
-        'x-auth-session-id': 's-1',
-        'x-auth-dependencies': '{"tenant":"acme"}',
-        'x-auth-session-state': '{"plan":"pro"}',
-        'x-user-id': 'alice',
+void t.test(
+  'IDENT-1: identity headers per principal kind, sent with lowercase names',
+  async (t) => {
+    const gateway = enforcer()
+    const cases = [
+      {
+        name: 'jwt with session and selected claims',
+        principal: jwtUser('alice', ['agents:read', 'my scope'], {
+          sessionId: 's-1',
+          dependencies: { tenant: 'acme' },
+          sessionState: { plan: 'pro' },
+        }),
+        expected: {
+          'x-auth-user-id': 'alice',
+          'x-auth-kind': 'jwt',
+          'x-auth-scopes': '["agents:read","my scope"]',
+          'x-auth-session-id': 's-1',
+          'x-auth-dependencies': '{"tenant":"acme"}',
+          'x-auth-session-state': '{"plan":"pro"}',
+          'x-user-id': 'alice',
+        },
       },
-    },
-    {
-      name: 'service account',
-      principal: serviceAccount('bot'),
-      expected: {
-        'x-auth-user-id': 'sa:bot',
-        'x-auth-kind': 'service_account',
-        'x-auth-scopes': '["agents:run"]',
-        'x-auth-service-account': 'bot',
-        'x-user-id': 'sa:bot',
+      {
+        name: 'service account',
+        principal: serviceAccount('bot'),
+        expected: {
+          'x-auth-user-id': 'sa:bot',
+          'x-auth-kind': 'service_account',
+          'x-auth-scopes': '["agents:run"]',
+          'x-auth-service-account': 'bot',
+          'x-user-id': 'sa:bot',
+        },
       },
-    },
-    { name: 'security key', principal: SECURITY_KEY, expected: { 'x-auth-kind': 'security_key' } },
-    {
-      name: 'jwt without sub',
-      principal: jwtUser(null, []),
-      expected: { 'x-auth-kind': 'jwt', 'x-auth-scopes': '[]' },
-    },
-    { name: 'anonymous', principal: ANONYMOUS, expected: {} },
-  ]
-  for (const { name, principal, expected } of cases) {
-    const plan = await gateway.plan(planInput({ principal, path: '/health' }))
-    t.same(injected(plan), expected, name)
-  }
-})
+      {
+        name: 'security key',
+        principal: SECURITY_KEY,
+        expected: { 'x-auth-kind': 'security_key' },
+      },
+      {
+        name: 'jwt without sub',
+        principal: jwtUser(null, []),
+        expected: { 'x-auth-kind': 'jwt', 'x-auth-scopes': '[]' },
+      },
+      { name: 'anonymous', principal: ANONYMOUS, expected: {} },
+    ]
+    for (const { name, principal, expected } of cases) {
+      const plan = await gateway.plan(planInput({ principal, path: '/health' }))
+      t.same(injected(plan), expected, name)
+    }
+  },
+)
 
 void t.test(
   'IDENT-1: header values are visible ASCII, percent-encoded or \\u-escaped',
