@@ -79,7 +79,7 @@ export class AccessLog {
       record.upgrade === undefined
         ? ''
         : `,"upgrade":"${record.upgrade}","bytes_in":${record.bytes_in ?? 0},"bytes_out":${record.bytes_out ?? 0}`
-    this.#pending += `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":${quote(record.req_id)},"method":${quote(record.method)},"path":${quote(redactSecrets(record.path))},"status":${record.status},"duration_ms":${record.duration_ms},"client":${quote(record.client)},"route":${quote(record.route)}${reason}${upgrade},"msg":"request"}\n`
+    this.#pending += `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":${quote(record.req_id)},"method":${quote(record.method)},"path":${quote(redactSecrets(record.path))},"status":${record.status},"duration_ms":${hundredths(record.duration_ms)},"client":${quote(record.client)},"route":${quote(record.route)}${reason}${upgrade},"msg":"request"}\n`
     if (this.#pending.length >= STDOUT_BLOCK_BYTES) this.flush()
     else this.#handoff ??= this.#timers.set(this.#handOffLater, HANDOFF_DELAY_MS)
   }
@@ -135,6 +135,21 @@ function quote(text: string): string {
     if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return JSON.stringify(text)
   }
   return `"${text}"`
+}
+
+/**
+ * A duration in milliseconds to 0.01 (as the observer rounds it), written as JavaScript writes the
+ * number (`1.5`, `0.07`, `12`) from two integers: a double's shortest digits were searched for on
+ * every line (about 450 instructions of V8's FastDtoa), where small integers come from V8's cache.
+ */
+export function hundredths(ms: number): string {
+  const total = Math.round(ms * 100)
+  if (!Number.isSafeInteger(total) || total < 0) return String(ms)
+  const whole = Math.floor(total / 100)
+  const part = total % 100
+  if (part === 0) return `${whole}`
+  if (part % 10 === 0) return `${whole}.${part / 10}`
+  return `${whole}.${part < 10 ? '0' : ''}${part}`
 }
 
 /**

@@ -17,3 +17,28 @@ export function sameFieldName(a: string, b: string): boolean {
   }
   return true
 }
+
+/**
+ * The lengths of a few field names, for skipping every field that cannot be one of them before
+ * its name is lowercased. A length below 32 is one bit of a number: the test is a shift, where a
+ * Set of numbers was a hash lookup for every field of every request and response.
+ */
+export class NameLengths {
+  readonly #short: number
+  readonly #long: ReadonlySet<number>
+
+  constructor(names: Iterable<string>) {
+    let short = 0
+    const long = new Set<number>()
+    for (const { length } of names) {
+      if (length < 32) short |= 1 << length
+      else long.add(length)
+    }
+    this.#short = short
+    this.#long = long
+  }
+
+  has(length: number): boolean {
+    return length < 32 ? ((this.#short >>> length) & 1) === 1 : this.#long.has(length)
+  }
+}

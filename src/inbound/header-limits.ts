@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js'
 import type { ReasonFor } from '../reasons.js'
+import { NameLengths } from './field-name.js'
 
 /**
  * Node's parser stops collecting fields past `maxHeadersCount` without failing the request; the
@@ -53,9 +54,7 @@ const END_TO_END = new Set([
   'x-agent-id',
 ])
 
-const WATCHED_LENGTHS = new Set(
-  ['connection', ...Object.keys(SINGLETONS)].map((name) => name.length),
-)
+const WATCHED_LENGTHS = new NameLengths(['connection', ...Object.keys(SINGLETONS)])
 
 /**
  * A field listed in `Connection` is removed before forwarding (RFC 9110 §7.6.1). Listing one the
@@ -63,11 +62,18 @@ const WATCHED_LENGTHS = new Set(
  * Content-Type is JSON to FastAPI): such a request is refused, as the RFC forbids sending it.
  */
 function refuseEndToEndOptions(value: string): void {
-  for (const option of value.split(',')) {
-    if (END_TO_END.has(option.trim().toLowerCase())) {
-      throw new GatewayError('BAD_REQUEST', 'Bad Request', {
-        reason: 'headers.connection_option',
-      })
-    }
+  // Nearly every client sends one option (`keep-alive`): no list to split.
+  if (!value.includes(',')) {
+    refuseEndToEndOption(value)
+    return
+  }
+  for (const option of value.split(',')) refuseEndToEndOption(option)
+}
+
+function refuseEndToEndOption(option: string): void {
+  if (END_TO_END.has(option.trim().toLowerCase())) {
+    throw new GatewayError('BAD_REQUEST', 'Bad Request', {
+      reason: 'headers.connection_option',
+    })
   }
 }

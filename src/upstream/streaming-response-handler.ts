@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { Dispatcher } from 'undici'
+import { NameLengths } from '../inbound/field-name.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
 /** How a streamed exchange ended, for the access log. */
@@ -141,7 +142,7 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
 }
 
 /** Lengths of the hop-by-hop names: a field of another length is compared with none of them. */
-const HOP_BY_HOP_LENGTHS = new Set([...HOP_BY_HOP].map((name) => name.length))
+const HOP_BY_HOP_LENGTHS = new NameLengths(HOP_BY_HOP)
 const CONTENT_TYPE = 'content-type'
 
 /**

@@ -1,6 +1,7 @@
 import type { RequestClient } from '../inbound/inbound-request.js'
 import type { ForwardedBody } from '../inbound/client-body.js'
 import type { ForwardPlan } from './forward-plan.js'
+import { NameLengths } from '../inbound/field-name.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
 /**
@@ -59,16 +60,14 @@ const REBUILT = new Set([
 ])
 
 /** Lengths of the fields read before the list is built: a field of another length is not lowercased. */
-const READ_LENGTHS = new Set(
-  [
-    'connection',
-    'host',
-    'x-forwarded-for',
-    'x-forwarded-proto',
-    'x-forwarded-host',
-    'forwarded',
-  ].map((name) => name.length),
-)
+const READ_LENGTHS = new NameLengths([
+  'connection',
+  'host',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'forwarded',
+])
 
 // undici refuses `expect`; Node has already answered `100-continue` to the client.
 const NEVER_FORWARDED = new Set([

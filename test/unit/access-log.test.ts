@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
-import { AccessLog, IsoClock, type AccessRecord } from '../../src/access-log.js'
+import { AccessLog, hundredths, IsoClock, type AccessRecord } from '../../src/access-log.js'
 import { createLogger, STDOUT_BLOCK_BYTES } from '../../src/logger.js'
 import { REDACTED } from '../../src/redact.js'
 import type { Timers } from '../../src/timers.js'
@@ -269,4 +269,25 @@ void t.test('held lines are written when the process dies of an uncaught error',
     "every held line reached the file, whole, after the logger's own",
   )
   t.equal(lines[1]?.path, '/é', "the logger's own lines are encoded as UTF-8")
+})
+
+void t.test('a duration is written as JavaScript writes the number', async (t) => {
+  for (const ms of [
+    0, 0.01, 0.07, 0.1, 0.5, 1, 1.05, 1.5, 12, 99.99, 100.1, 2_500.3, 1_234_567.89,
+  ]) {
+    t.equal(hundredths(ms), String(ms), `${ms}`)
+  }
+  // Every hundredth up to 20 s, and spread further out.
+  let differing = 0
+  for (let total = 0; total <= 2_000_000; total++) {
+    const ms = total / 100
+    if (hundredths(ms) !== String(ms)) differing++
+  }
+  for (let total = 2_000_000; total <= 1e12; total = Math.ceil(total * 1.001) + 7) {
+    const ms = total / 100
+    if (hundredths(ms) !== String(ms)) differing++
+  }
+  t.equal(differing, 0, 'no hundredth written differently')
+  t.equal(hundredths(-1.5), '-1.5', 'what the observer never gives is written as it is')
+  t.equal(hundredths(1e22), '1e+22')
 })

@@ -169,5 +169,10 @@ void t.test('readInbound refuses what could be read two ways', async (t) => {
       `Connection may not list ${field}`,
     )
   }
+  t.match(
+    refusal(read(['Connection', ' Content-Type '])),
+    { status: 400, reason: 'headers.connection_option' },
+    'a single option, in any case, is read as a list of one',
+  )
   t.doesNotThrow(read(['Connection', 'X-Custom-Hop']), 'other fields may be hop-by-hop')
 })
