@@ -7,10 +7,29 @@ import { hash, timingSafeEqual } from 'node:crypto'
  * return on length would tell an attacker the key's length.
  */
 export function safeEqual(a: string, b: string): boolean {
-  const left = hash('sha256', a, 'buffer')
-  const right = hash('sha256', b, 'buffer')
-  // eslint-disable-next-line no-restricted-syntax -- the one constant-time comparison
-  return timingSafeEqual(left, right)
+  // eslint-disable-next-line no-restricted-syntax -- the one constant-time comparison of strings
+  return timingSafeEqual(digestOf(a), digestOf(b))
+}
+
+/**
+ * A configured secret (the security key, the scheduler token) that presented strings are compared
+ * with as `safeEqual` compares them: the secret's digest is made once, so a request hashes only
+ * what it presented.
+ */
+export class SecretMatcher {
+  readonly #digest: Buffer
+
+  constructor(secret: string) {
+    this.#digest = digestOf(secret)
+  }
+
+  matches(presented: string): boolean {
+    return equalDigests(digestOf(presented), this.#digest)
+  }
+}
+
+function digestOf(text: string): Buffer {
+  return hash('sha256', text, 'buffer')
 }
 
 /**

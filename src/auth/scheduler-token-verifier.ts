@@ -1,6 +1,6 @@
 import { summarizeAuthMode } from '../config/auth-mode.js'
 import type { Config } from '../config/schema.js'
-import { safeEqual } from './constant-time.js'
+import { SecretMatcher } from './constant-time.js'
 import type { Credential } from './credential.js'
 import type { Principal } from '../principal.js'
 import { NOT_RESPONSIBLE, type Verifier } from './verifier.js'
@@ -27,12 +27,13 @@ type SchedulerSettings = Pick<
  */
 export class SchedulerTokenVerifier implements Verifier {
   readonly kind = 'scheduler'
-  readonly #token: string | null
+  readonly #token: SecretMatcher | null
   readonly #principal: Principal
 
   /** `scopes`: the line's fixed list (AUTH-7). */
   constructor(auth: SchedulerSettings, scopes: readonly string[]) {
-    this.#token = auth.internal_service_token === '' ? null : auth.internal_service_token
+    const token = auth.internal_service_token
+    this.#token = token === null || token === '' ? null : new SecretMatcher(token)
     this.#principal = Object.freeze({
       kind: 'scheduler',
       authenticated: true,
@@ -45,7 +46,7 @@ export class SchedulerTokenVerifier implements Verifier {
   }
 
   verify(credential: Credential): Principal | typeof NOT_RESPONSIBLE {
-    if (this.#token === null || !safeEqual(credential.token, this.#token)) return NOT_RESPONSIBLE
+    if (this.#token === null || !this.#token.matches(credential.token)) return NOT_RESPONSIBLE
     return this.#principal
   }
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
-import { safeEqual } from './constant-time.js'
+import { SecretMatcher } from './constant-time.js'
 import type { Credential } from './credential.js'
 import type { Principal } from '../principal.js'
 import type { Verifier } from './verifier.js'
@@ -27,16 +27,16 @@ const MISMATCH = new GatewayError('TOKEN_INVALID', 'Invalid authentication token
  */
 export class SecurityKeyVerifier implements Verifier {
   readonly kind = 'security_key'
-  readonly #key: string
+  readonly #key: SecretMatcher
 
   constructor(auth: Pick<Config['auth'], 'security_key'>) {
     if (auth.security_key === null || auth.security_key === '') {
       throw new Error('SecurityKeyVerifier needs auth.security_key')
     }
-    this.#key = auth.security_key
+    this.#key = new SecretMatcher(auth.security_key)
   }
 
   verify(credential: Credential): Principal | GatewayError {
-    return safeEqual(credential.token, this.#key) ? SECURITY_KEY_PRINCIPAL : MISMATCH
+    return this.#key.matches(credential.token) ? SECURITY_KEY_PRINCIPAL : MISMATCH
   }
 }
