@@ -1,7 +1,8 @@
 /**
  * Attack class 24 — timing side channels on key comparison (claude-code-router PR #1626,
- * statping#324). Every comparison of a secret goes through `safeEqual` (SHA-256 of both sides,
- * then `crypto.timingSafeEqual`): the security key and the scheduler token. Service-account tokens
+ * statping#324). Every comparison of a secret goes through auth/constant-time.ts (SHA-256 of both
+ * sides, then `crypto.timingSafeEqual`): `safeEqual`, or a `SecretMatcher` for a configured secret,
+ * whose digest is made once (the security key and the scheduler token). Service-account tokens
  * are never compared at all: their SHA-256 is a lookup key, so the time of a lookup depends on a
  * digest of the guess, which says nothing about any token. A lint rule makes sure no `===` or
  * `.equals()` compares anything named like a secret, except reviewed, reasoned exceptions.
@@ -10,7 +11,7 @@ import { agentosCatalogue } from '../../src/policy/catalogue/index.js'
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import t from 'tap'
-import { safeEqual } from '../../src/auth/constant-time.js'
+import { safeEqual, SecretMatcher } from '../../src/auth/constant-time.js'
 import { SchedulerTokenVerifier } from '../../src/auth/scheduler-token-verifier.js'
 import { SecurityKeyVerifier } from '../../src/auth/security-key-verifier.js'
 import { NOT_RESPONSIBLE } from '../../src/auth/verifier.js'
@@ -70,37 +71,60 @@ void t.test('no secret is compared with === or .equals() in src/: the lint rule'
   )
 })
 
-void t.test('the security key and the scheduler token are compared with safeEqual', async (t) => {
-  for (const file of ['auth/security-key-verifier.ts', 'auth/scheduler-token-verifier.ts']) {
+void t.test(
+  'the security key and the scheduler token are compared by a SecretMatcher',
+  async (t) => {
+    for (const file of ['auth/security-key-verifier.ts', 'auth/scheduler-token-verifier.ts']) {
+      const source = readFileSync(new URL(file, SRC), 'utf8')
+      t.match(source, /new SecretMatcher\(/, `${file}: its secret is held as a matcher`)
+      t.match(source, /this\.#(key|token)\.matches\(credential\.token\)/, `${file}: compared by it`)
+    }
+    const constantTime = readFileSync(new URL('auth/constant-time.ts', SRC), 'utf8')
     t.match(
-      readFileSync(new URL(file, SRC), 'utf8'),
-      /safeEqual\(credential\.token, this\.#(key|token)\)/,
-      file,
+      constantTime,
+      /timingSafeEqual\(digestOf\(a\), digestOf\(b\)\)/,
+      'safeEqual: both digests compared with timingSafeEqual',
     )
-  }
-  const constantTime = readFileSync(new URL('auth/constant-time.ts', SRC), 'utf8')
-  t.match(constantTime, /timingSafeEqual\(left, right\)/, 'digests compared with timingSafeEqual')
-})
+    t.match(
+      constantTime,
+      /equalDigests\(digestOf\(presented\), this\.#digest\)/,
+      'a matcher: the digest of what was presented against the secret digest',
+    )
+  },
+)
 
-void t.test('safeEqual is exact equality for any strings and never throws', async (t) => {
-  const seeded = { seed: 24, numRuns: 2_000 }
-  fc.assert(
-    fc.property(
-      fc.string({ unit: 'binary' }),
-      fc.string({ unit: 'binary' }),
-      (a, b) => safeEqual(a, b) === (a === b),
-    ),
-    seeded,
-  )
-  fc.assert(
-    fc.property(
-      fc.string({ unit: 'binary', minLength: 1 }),
-      (a) => safeEqual(a, a) && !safeEqual(a, `${a}x`) && !safeEqual(a, a.slice(1)),
-    ),
-    seeded,
-  )
-  t.pass('2 000 random pairs, prefixes and extensions')
-})
+void t.test(
+  'safeEqual and a matcher are exact equality for any strings and never throw',
+  async (t) => {
+    const seeded = { seed: 24, numRuns: 2_000 }
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        (a, b) => safeEqual(a, b) === (a === b),
+      ),
+      seeded,
+    )
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 1 }),
+        (a) => safeEqual(a, a) && !safeEqual(a, `${a}x`) && !safeEqual(a, a.slice(1)),
+      ),
+      seeded,
+    )
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        (secret, presented) =>
+          new SecretMatcher(secret).matches(presented) === (secret === presented) &&
+          new SecretMatcher(secret).matches(secret),
+      ),
+      seeded,
+    )
+    t.pass('2 000 random pairs, prefixes and extensions, for safeEqual and a matcher')
+  },
+)
 
 void t.test(
   'the verifiers refuse prefixes, extensions and near misses of their secret',
