@@ -93,6 +93,12 @@ void t.test('a mapped route: only the verified identity arrives', async (t) => {
     const { reply, upstream } = await send(J, 'GET', '/agents/a1', withCredential(alice, listed))
     t.equal(reply.status, 200)
     t.same(identityOf(upstream?.rawHeaders ?? []), VERIFIED_ALICE, `verified only${variant}`)
+    const sent = (upstream?.rawHeaders ?? []).filter((_, index) => index % 2 === 0)
+    t.same(
+      sent.filter((name) => IDENTITY.test(name.toLowerCase())).sort(),
+      Object.keys(VERIFIED_ALICE).sort(),
+      `the verified fields arrive under their lowercase names${variant}`,
+    )
   }
 })
 
