@@ -161,6 +161,7 @@ void t.test('no secret in logs, bodies, metrics, readiness or anything upstream'
     admin.push(await gateway.metrics())
     admin.push(await (await fetch(`${gateway.adminUrl}/readyz`)).text())
   }
+  for (const gateway of [J, S, broken]) gateway.gateway.flushLogsForExit()
   const places: [string, string][] = [
     ['logs', [J, S, broken].map((gateway) => gateway.logs.text).join('\n')],
     ['client bodies', bodies.join('\n')],

@@ -18,9 +18,11 @@ const runtime = await startRuntime(t)
 const J = await stack(t, runtime, jConfig({ scope_mappings: { 'GET /ws/echo': ['agents:run'] } }))
 const wsUrl = (gateway: TestGateway, path: string) => `${gateway.url.replace(/^http/, 'ws')}${path}`
 
-/** The access lines of upgrades, as written so far. */
-const upgradeLines = (gateway: TestGateway) =>
-  gateway.logs.records().filter((record) => record['upgrade'] === 'websocket')
+/** The access lines of upgrades written so far, the ones not yet handed to the log included. */
+const upgradeLines = (gateway: TestGateway) => {
+  gateway.gateway.flushLogsForExit()
+  return gateway.logs.records().filter((record) => record['upgrade'] === 'websocket')
+}
 
 const authOutcome = async (labels: Record<string, string>) =>
   metricValue(await J.gateway.metrics(), 'portcullis_auth_outcomes_total', labels) ?? 0

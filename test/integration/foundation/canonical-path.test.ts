@@ -1,5 +1,6 @@
 import t from 'tap'
 import { startFoundationGateway } from '../../helpers/foundation.js'
+import { accessLogLine } from '../../helpers/log-records.js'
 import { rawExchange, rawRequestHead } from '../../helpers/raw-http.js'
 import { startRuntime } from '../../helpers/runtime.js'
 
@@ -117,9 +118,7 @@ void t.test('each ambiguous path is refused with 400 before the upstream sees it
       t.equal(runtime.started, before, `${method} ${why}: the upstream saw nothing`)
     }
   }
-  const logged = gateway.logs
-    .records()
-    .find((record) => record.msg === 'request' && record.status === 400)
+  const logged = await accessLogLine(gateway.logs, (record) => record.status === 400)
   t.match(logged, { reason: /^path\./ }, 'the access log says why')
 })
 

@@ -130,6 +130,7 @@ void t.test('a failing readiness probe is counted apart from request traffic', a
     3,
     'each probe counted, with what happened',
   )
+  await gateway.stop() // hands over every pending access line
   t.equal(
     gateway.logs.records().filter((record) => record.msg === 'request').length,
     0,

@@ -101,6 +101,7 @@ void t.test(
       'no token, hash or key in logs, bodies, metrics or upstream requests',
       async (t) => {
         const metrics = [await A.gateway.metrics(), await B.gateway.metrics()]
+        for (const stack of [A, B]) stack.gateway.gateway.flushLogsForExit()
         const places: [string, string][] = [
           ['logs of A', A.gateway.logs.text],
           ['logs of B', B.gateway.logs.text],

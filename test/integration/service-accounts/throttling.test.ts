@@ -9,6 +9,7 @@ import { ADMIN, jConfig, jwt, stack, type Stack } from '../../conformance/fixtur
 import { badToken, mint } from '../../conformance/service-accounts/harness.js'
 import { postgresSkipReason, startPostgres } from '../../helpers/postgres.js'
 import { startRuntime } from '../../helpers/runtime.js'
+import { waitFor } from '../../helpers/wait.js'
 import { counter, replicaSection } from './cluster.js'
 
 const admin = await jwt([ADMIN], { sub: 'ops' })
@@ -142,10 +143,16 @@ void t.test('throttling on PostgreSQL', { skip: postgresSkipReason() }, async (t
     t.same(await failures(base, 20, (index) => `198.51.100.${index}`), fill(20, 401))
     t.equal((await attempt(base, badToken(0))).status, 429, 'the 21st: 429')
     t.equal((await attempt(base, token)).status, 200, 'a valid token: 200')
-    const clients = v6.gateway.logs
-      .records()
-      .filter((record) => record.msg === 'request')
-      .map((record) => record.client)
-    t.ok(clients.length > 0 && clients.every((client) => client === '::1'), 'peer ::1 throughout')
+    // The mint, the valid token's three requests and the 21 failures; the access log hands its
+    // lines over shortly after the responses, so the client waits for all of them.
+    let clients: unknown[] = []
+    await waitFor(() => {
+      clients = v6.gateway.logs
+        .records()
+        .filter((record) => record.msg === 'request')
+        .map((record) => record.client)
+      return clients.length === 24
+    }, 'the 24 access lines')
+    t.same([...new Set(clients)], ['::1'], 'peer ::1 throughout')
   })
 })
