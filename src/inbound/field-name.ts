@@ -19,26 +19,62 @@ export function sameFieldName(a: string, b: string): boolean {
 }
 
 /**
- * The lengths of a few field names, for skipping every field that cannot be one of them before
- * its name is lowercased. A length below 32 is one bit of a number: the test is a shift, where a
- * Set of numbers was a hash lookup for every field of every request and response.
+ * A few field names, found in a raw name of any case without lowercasing it: only the names of
+ * the raw name's length are compared, letter by letter. A field of another length costs one array
+ * read and nothing is allocated, where lowercasing each candidate's raw name made a string (and a
+ * scan of it) for every such field of every request and response.
  */
-export class NameLengths {
-  readonly #short: number
-  readonly #long: ReadonlySet<number>
+export class FieldNames {
+  /** The names (lowercase) by length; none is longer than MAX_LENGTH. */
+  readonly #byLength: (readonly string[] | undefined)[]
 
   constructor(names: Iterable<string>) {
-    let short = 0
-    const long = new Set<number>()
-    for (const { length } of names) {
-      if (length < 32) short |= 1 << length
-      else long.add(length)
+    const byLength: (string[] | undefined)[] = []
+    for (const name of names) {
+      const lower = name.toLowerCase()
+      if (lower.length > MAX_LENGTH) throw new RangeError(`field name too long: ${lower}`)
+      const bucket = (byLength[lower.length] ??= [])
+      if (!bucket.includes(lower)) bucket.push(lower)
     }
-    this.#short = short
-    this.#long = long
+    this.#byLength = Array.from({ length: MAX_LENGTH + 1 }, (_, length) => byLength[length])
   }
 
-  has(length: number): boolean {
-    return length < 32 ? ((this.#short >>> length) & 1) === 1 : this.#long.has(length)
+  /** The listed name `raw` is, as listed (lowercase); undefined when it is none of them. */
+  find(raw: string): string | undefined {
+    if (raw.length > MAX_LENGTH) return undefined
+    const bucket = this.#byLength[raw.length]
+    if (bucket === undefined) return undefined
+    for (let index = 0; index < bucket.length; index++) {
+      const name = bucket[index] as string
+      if (sameFieldName(raw, name)) return name
+    }
+    return undefined
   }
+
+  /** `find` for a name still in the bytes it arrived as (latin1, as Node and undici read them). */
+  findBytes(raw: Uint8Array): string | undefined {
+    if (raw.length > MAX_LENGTH) return undefined
+    const bucket = this.#byLength[raw.length]
+    if (bucket === undefined) return undefined
+    for (let index = 0; index < bucket.length; index++) {
+      const name = bucket[index] as string
+      if (sameBytes(raw, name)) return name
+    }
+    return undefined
+  }
+}
+
+/** Field names this long and shorter can be listed (the longest the gateway looks for is 24). */
+const MAX_LENGTH = 48
+
+/** Whether `raw` spells `name` (lowercase, same length) in any case. */
+function sameBytes(raw: Uint8Array, name: string): boolean {
+  for (let index = 0; index < raw.length; index++) {
+    const x = raw[index] as number
+    const y = name.charCodeAt(index)
+    if (x === y) continue
+    // Only an ASCII letter has a second case: its capital is 0x20 below.
+    if ((x | 0x20) !== y || y < 0x61 || y > 0x7a) return false
+  }
+  return true
 }

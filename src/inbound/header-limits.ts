@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js'
 import type { ReasonFor } from '../reasons.js'
-import { NameLengths } from './field-name.js'
+import { FieldNames } from './field-name.js'
 
 /**
  * Node's parser stops collecting fields past `maxHeadersCount` without failing the request; the
@@ -23,15 +23,14 @@ const SINGLETONS: Readonly<Record<string, ReasonFor<'BAD_REQUEST'>>> = {
 
 /**
  * Refuses a request that gives a field twice whose copies could be read differently, or whose
- * `Connection` header names a field the gateway decides on. One pass over the raw fields; a name
- * is lower-cased only when its length could make it one of the few names that matter.
+ * `Connection` header names a field the gateway decides on. One pass over the raw fields, each
+ * name compared with the few that matter as it is spelled.
  */
 export function assertHeaderFields(rawHeaders: readonly string[]): void {
   let seen: Set<string> | undefined
   for (let index = 0; index < rawHeaders.length; index += 2) {
-    const raw = rawHeaders[index] as string
-    if (!WATCHED_LENGTHS.has(raw.length)) continue
-    const name = raw.toLowerCase()
+    const name = WATCHED.find(rawHeaders[index] as string)
+    if (name === undefined) continue
     if (name === 'connection') {
       refuseEndToEndOptions(rawHeaders[index + 1] as string)
       continue
@@ -54,7 +53,7 @@ const END_TO_END = new Set([
   'x-agent-id',
 ])
 
-const WATCHED_LENGTHS = new NameLengths(['connection', ...Object.keys(SINGLETONS)])
+const WATCHED = new FieldNames(['connection', ...Object.keys(SINGLETONS)])
 
 /**
  * A field listed in `Connection` is removed before forwarding (RFC 9110 §7.6.1). Listing one the

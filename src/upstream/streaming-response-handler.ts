@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { Dispatcher } from 'undici'
-import { NameLengths } from '../inbound/field-name.js'
+import { FieldNames } from '../inbound/field-name.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
 /** How a streamed exchange ended, for the access log. */
@@ -141,15 +141,17 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Lengths of the hop-by-hop names: a field of another length is compared with none of them. */
-const HOP_BY_HOP_LENGTHS = new NameLengths(HOP_BY_HOP)
 const CONTENT_TYPE = 'content-type'
+const CONNECTION = 'connection'
+/** The response fields looked at: each is left out or read. */
+const LOOKED_AT = new FieldNames([...HOP_BY_HOP, REQUEST_ID, CONTENT_TYPE])
 
 /**
  * The response's fields as one flat list for `writeHead`, in the upstream's order: hop-by-hop
  * fields (and those the upstream listed in `Connection`) left out, repeated fields (Set-Cookie)
- * kept as they came, X-Request-Id first unless the upstream sent its own. A name is lowercased
- * only where its length could make it one of the fields looked at.
+ * kept as they came, X-Request-Id first unless the upstream sent its own. Names are compared in
+ * the bytes they came in: a field left out is never made a string, and none is lowercased unless
+ * the upstream listed fields in `Connection`.
  */
 export function responseHead(
   raw: Buffer[],
@@ -157,29 +159,28 @@ export function responseHead(
 ): { fields: string[]; eventStream: boolean } {
   let listed: Set<string> | undefined
   for (let index = 0; index < raw.length; index += 2) {
-    const name = raw[index] as Buffer
-    if (name.length === 10 && name.toString('latin1').toLowerCase() === 'connection') {
+    if (LOOKED_AT.findBytes(raw[index] as Buffer) === CONNECTION) {
       listed = connectionListed((raw[index + 1] as Buffer).toString('latin1'))
     }
   }
   const fields = [REQUEST_ID, requestId]
   let eventStream = false
   for (let index = 0; index < raw.length; index += 2) {
-    const name = (raw[index] as Buffer).toString('latin1')
-    const length = name.length
-    if (HOP_BY_HOP_LENGTHS.has(length) || listed !== undefined || length === 12) {
-      const lower = name.toLowerCase()
-      if (HOP_BY_HOP.has(lower) || listed?.has(lower) === true) continue
-      if (lower === REQUEST_ID) {
-        fields[1] = (raw[index + 1] as Buffer).toString('latin1')
-        continue
-      }
-      const value = (raw[index + 1] as Buffer).toString('latin1')
-      if (lower === CONTENT_TYPE && EVENT_STREAM.test(value)) eventStream = true
-      fields.push(name, value)
+    const rawName = raw[index] as Buffer
+    const known = LOOKED_AT.findBytes(rawName)
+    if (known !== undefined && HOP_BY_HOP.has(known)) continue
+    let name: string | undefined
+    if (listed !== undefined) {
+      name = rawName.toString('latin1')
+      if (listed.has(known ?? name.toLowerCase())) continue
+    }
+    const value = (raw[index + 1] as Buffer).toString('latin1')
+    if (known === REQUEST_ID) {
+      fields[1] = value
       continue
     }
-    fields.push(name, (raw[index + 1] as Buffer).toString('latin1'))
+    if (known === CONTENT_TYPE && EVENT_STREAM.test(value)) eventStream = true
+    fields.push(name ?? rawName.toString('latin1'), value)
   }
   return { fields, eventStream }
 }

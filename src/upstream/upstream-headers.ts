@@ -1,7 +1,7 @@
 import type { RequestClient } from '../inbound/inbound-request.js'
 import type { ForwardedBody } from '../inbound/client-body.js'
 import type { ForwardPlan } from './forward-plan.js'
-import { NameLengths } from '../inbound/field-name.js'
+import { FieldNames } from '../inbound/field-name.js'
 import { HOP_BY_HOP, connectionListed } from './hop-by-hop.js'
 
 /**
@@ -59,8 +59,8 @@ const REBUILT = new Set([
   'x-request-id',
 ])
 
-/** Lengths of the fields read before the list is built: a field of another length is not lowercased. */
-const READ_LENGTHS = new NameLengths([
+/** The fields read before the list is built. */
+const READ_FIRST = new FieldNames([
   'connection',
   'host',
   'x-forwarded-for',
@@ -115,9 +115,8 @@ export function buildUpstreamHeaders(
   let forwardedHost: string | undefined
   let forwarded: string | undefined
   for (let index = 0; index < rawHeaders.length; index += 2) {
-    const raw = rawHeaders[index] as string
-    if (!READ_LENGTHS.has(raw.length)) continue
-    const lower = raw.toLowerCase()
+    const lower = READ_FIRST.find(rawHeaders[index] as string)
+    if (lower === undefined) continue
     const value = rawHeaders[index + 1] as string
     if (lower === 'connection') listed = mergeListed(listed, connectionListed(value))
     else if (lower === 'host') host ??= value

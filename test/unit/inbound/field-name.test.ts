@@ -1,5 +1,5 @@
 import t from 'tap'
-import { NameLengths, sameFieldName } from '../../../src/inbound/field-name.js'
+import { FieldNames, sameFieldName } from '../../../src/inbound/field-name.js'
 
 void t.test('field names are the same name in any case of their letters', async (t) => {
   t.ok(sameFieldName('authorization', 'authorization'))
@@ -20,12 +20,38 @@ void t.test('anything else is another name', async (t) => {
   t.notOk(sameFieldName('a\u0000', 'a '))
 })
 
-void t.test('name lengths: whether a name could be one of the names, by its length', async (t) => {
-  const lengths = new NameLengths(['te', 'connection', 'x-a-field-name-longer-than-32-chars'])
-  t.ok(lengths.has(2))
-  t.ok(lengths.has(10))
-  t.ok(lengths.has('x-a-field-name-longer-than-32-chars'.length), 'a length past 31')
-  for (const other of [0, 1, 3, 9, 11, 31, 32, 33, 64, 1_000])
-    t.notOk(lengths.has(other), `${other}`)
-  t.notOk(new NameLengths([]).has(0), 'no names, no length')
+void t.test('field names: a raw name found among a few, in any case, as listed', async (t) => {
+  const names = new FieldNames(['te', 'connection', 'keep-alive', 'Content-Type', 'x-agent-id'])
+  t.equal(names.find('connection'), 'connection')
+  t.equal(names.find('Keep-Alive'), 'keep-alive', 'the lowercase spelling')
+  t.equal(names.find('CONTENT-TYPE'), 'content-type', 'listed in any case, found lowercase')
+  t.equal(names.find('tE'), 'te')
+  for (const other of ['', 't', 'tee', 'x-trace-id', 'connectio', 'connection2', 'x_agent-id'])
+    t.equal(names.find(other), undefined, `${JSON.stringify(other)}: none`)
+  t.equal(names.find('conn\u00c9ction'), undefined, 'a letter outside ASCII is not folded')
+  t.equal(names.find('connection'.padEnd(5_000, 'x')), undefined, 'a very long name')
+  t.equal(new FieldNames([]).find('te'), undefined, 'no names')
+  t.throws(() => new FieldNames(['x'.repeat(49)]), RangeError, 'a name too long to list')
+})
+
+void t.test('field names in bytes: the same answers as in strings', async (t) => {
+  const listed = ['te', 'connection', 'keep-alive', 'x-request-id', 'content-type', 'upgrade']
+  const names = new FieldNames(listed)
+  // Every listed name in random cases, with a character changed, and other names of their lengths.
+  const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_@`[{\u00c0\u00e0'
+  let seed = 7
+  const random = (below: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % below
+  for (let round = 0; round < 2_000; round++) {
+    const base = listed[random(listed.length)] as string
+    let raw = [...base].map((c) => (random(2) === 0 ? c.toUpperCase() : c)).join('')
+    if (random(3) === 0) {
+      const at = random(raw.length)
+      raw = raw.slice(0, at) + (letters[random(letters.length)] as string) + raw.slice(at + 1)
+    }
+    const expected = listed.includes(raw.toLowerCase()) && [...raw].every((c) => c < '\u0080')
+    const bytes = Buffer.from(raw, 'latin1')
+    t.equal(names.find(raw), expected ? raw.toLowerCase() : undefined, raw)
+    t.equal(names.findBytes(bytes), expected ? raw.toLowerCase() : undefined, `${raw} in bytes`)
+  }
+  t.equal(names.findBytes(Buffer.alloc(5_000, 0x61)), undefined, 'a very long name')
 })

@@ -65,3 +65,60 @@ void t.test('an event stream is recognised by its Content-Type, whatever the cas
   t.equal(responseHead(raw('Content-Type', 'text/plain'), 'r').eventStream, false)
   t.end()
 })
+
+void t.test('hop-by-hop names in any case; names of their length that are others are kept', (t) => {
+  const head = responseHead(
+    raw(
+      'KEEP-ALIVE',
+      'timeout=5',
+      'Proxy-Connection',
+      'keep-alive',
+      'upgrade',
+      'h2c',
+      'X-Trace-Id', // the length of Connection and Keep-Alive
+      't1',
+      'Transfer_Encoding', // `_` is not `-`
+      'x',
+      'conn\u00c9ction', // a letter outside ASCII is not folded
+      'y',
+      'X-Request-Ie',
+      'z',
+    ),
+    'req-4',
+  )
+  t.same(head.fields, [
+    'x-request-id',
+    'req-4',
+    'X-Trace-Id',
+    't1',
+    'Transfer_Encoding',
+    'x',
+    'conn\u00c9ction',
+    'y',
+    'X-Request-Ie',
+    'z',
+  ])
+  t.end()
+})
+
+void t.test(
+  'a field the Connection header lists is left out, X-Request-Id and Content-Type too',
+  (t) => {
+    const head = responseHead(
+      raw(
+        'Content-Type',
+        'text/event-stream',
+        'X-Request-Id',
+        'upstream-id',
+        'CONNECTION',
+        'X-Request-ID, content-type',
+        'Vary',
+        'Origin',
+      ),
+      'req-5',
+    )
+    t.same(head.fields, ['x-request-id', 'req-5', 'Vary', 'Origin'], "the gateway's id stays")
+    t.equal(head.eventStream, false, 'a Content-Type left out says nothing of the body')
+    t.end()
+  },
+)
