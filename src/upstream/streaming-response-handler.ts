@@ -150,37 +150,56 @@ const LOOKED_AT = new FieldNames([...HOP_BY_HOP, REQUEST_ID, CONTENT_TYPE])
  * The response's fields as one flat list for `writeHead`, in the upstream's order: hop-by-hop
  * fields (and those the upstream listed in `Connection`) left out, repeated fields (Set-Cookie)
  * kept as they came, X-Request-Id first unless the upstream sent its own. Names are compared in
- * the bytes they came in: a field left out is never made a string, and none is lowercased unless
- * the upstream listed fields in `Connection`.
+ * the bytes they came in, so a field left out is never made a string; a `Connection` header that
+ * lists fields (rare: `keep-alive` and `close` list none) has the list made again without them.
  */
 export function responseHead(
   raw: Buffer[],
   requestId: string,
 ): { fields: string[]; eventStream: boolean } {
-  let listed: Set<string> | undefined
-  for (let index = 0; index < raw.length; index += 2) {
-    if (LOOKED_AT.findBytes(raw[index] as Buffer) === CONNECTION) {
-      listed = connectionListed((raw[index + 1] as Buffer).toString('latin1'))
-    }
-  }
   const fields = [REQUEST_ID, requestId]
   let eventStream = false
+  let connection: string | undefined
   for (let index = 0; index < raw.length; index += 2) {
     const rawName = raw[index] as Buffer
     const known = LOOKED_AT.findBytes(rawName)
-    if (known !== undefined && HOP_BY_HOP.has(known)) continue
-    let name: string | undefined
-    if (listed !== undefined) {
-      name = rawName.toString('latin1')
-      if (listed.has(known ?? name.toLowerCase())) continue
+    if (known === CONNECTION) {
+      const value = (raw[index + 1] as Buffer).toString('latin1')
+      connection = connection === undefined ? value : `${connection}, ${value}`
+      continue
     }
+    if (known !== undefined && HOP_BY_HOP.has(known)) continue
     const value = (raw[index + 1] as Buffer).toString('latin1')
     if (known === REQUEST_ID) {
       fields[1] = value
       continue
     }
     if (known === CONTENT_TYPE && EVENT_STREAM.test(value)) eventStream = true
-    fields.push(name ?? rawName.toString('latin1'), value)
+    fields.push(rawName.toString('latin1'), value)
   }
-  return { fields, eventStream }
+  const listed = connection === undefined ? undefined : connectionListed(connection)
+  return listed === undefined
+    ? { fields, eventStream }
+    : withoutListed(fields, eventStream, listed, requestId)
+}
+
+/** `fields` without those a `Connection` header listed (the gateway's X-Request-Id stays first). */
+function withoutListed(
+  fields: string[],
+  eventStream: boolean,
+  listed: Set<string>,
+  requestId: string,
+): { fields: string[]; eventStream: boolean } {
+  const kept = [REQUEST_ID, listed.has(REQUEST_ID) ? requestId : (fields[1] as string)]
+  let stream = eventStream
+  for (let index = 2; index < fields.length; index += 2) {
+    const name = fields[index] as string
+    const lower = name.toLowerCase()
+    if (listed.has(lower)) {
+      if (lower === CONTENT_TYPE) stream = false
+      continue
+    }
+    kept.push(name, fields[index + 1] as string)
+  }
+  return { fields: kept, eventStream: stream }
 }

@@ -10,6 +10,8 @@ import type { RequestStep } from '../request-step.js'
 import { admittedOf, requestOf, type GatewayContext } from '../state.js'
 
 const BASE = '/service-accounts'
+/** Spelled out: a template made of BASE was concatenated (and flattened to compare) per request. */
+const BELOW_BASE = '/service-accounts/'
 /** Below BASE: every account's events, and one account's (`{id}/events`). */
 const EVENTS = 'events'
 const NOT_AVAILABLE =
@@ -30,7 +32,7 @@ interface ServiceAccountsRouteDeps {
 export function serviceAccountsRoute(deps: ServiceAccountsRouteDeps): RequestStep {
   return function serviceAccountsStep(ctx: GatewayContext): boolean | Promise<boolean> {
     const path = requestOf(ctx).inbound.path
-    if (path !== BASE && !path.startsWith(`${BASE}/`)) return true
+    if (path !== BASE && !path.startsWith(BELOW_BASE)) return true
     if (isPreflight(ctx)) return true
     return answer(ctx, path, deps)
   }

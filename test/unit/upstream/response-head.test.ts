@@ -122,3 +122,12 @@ void t.test(
     t.end()
   },
 )
+
+void t.test('fields listed by any Connection header, before or after it, are left out', (t) => {
+  const head = responseHead(
+    raw('X-A', '1', 'Connection', 'x-a', 'X-B', '2', 'connection', 'X-B', 'X-C', '3'),
+    'req-6',
+  )
+  t.same(head.fields, ['x-request-id', 'req-6', 'X-C', '3'])
+  t.end()
+})
