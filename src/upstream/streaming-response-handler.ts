@@ -143,14 +143,40 @@ export class StreamingResponseHandler implements Dispatcher.DispatchHandler {
 
 const CONTENT_TYPE = 'content-type'
 const CONNECTION = 'connection'
-/** The response fields looked at: each is left out or read. */
-const LOOKED_AT = new FieldNames([...HOP_BY_HOP, REQUEST_ID, CONTENT_TYPE])
+/**
+ * Fields most answers carry. One of these is written under its lowercase name, the name as
+ * uvicorn (AgentOS's server) writes every name, without making a string of the name's bytes.
+ */
+const COMMON_RESPONSE_FIELDS = [
+  CONTENT_TYPE,
+  'content-length',
+  'content-encoding',
+  'content-disposition',
+  'date',
+  'server',
+  'vary',
+  'cache-control',
+  'expires',
+  'etag',
+  'last-modified',
+  'location',
+  'set-cookie',
+  'retry-after',
+  'www-authenticate',
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
+  'x-content-type-options',
+]
+/** The response fields looked at: each is left out, read, or written under its listed name. */
+const LOOKED_AT = new FieldNames([...HOP_BY_HOP, REQUEST_ID, ...COMMON_RESPONSE_FIELDS])
 
 /**
  * The response's fields as one flat list for `writeHead`, in the upstream's order: hop-by-hop
  * fields (and those the upstream listed in `Connection`) left out, repeated fields (Set-Cookie)
  * kept as they came, X-Request-Id first unless the upstream sent its own. Names are compared in
- * the bytes they came in, so a field left out is never made a string; a `Connection` header that
+ * the bytes they came in, so a field left out or a common one (COMMON_RESPONSE_FIELDS) is never
+ * made a string; the others keep the upstream's spelling. A `Connection` header that
  * lists fields (rare: `keep-alive` and `close` list none) has the list made again without them.
  */
 export function responseHead(
@@ -175,7 +201,7 @@ export function responseHead(
       continue
     }
     if (known === CONTENT_TYPE && EVENT_STREAM.test(value)) eventStream = true
-    fields.push(rawName.toString('latin1'), value)
+    fields.push(known ?? rawName.toString('latin1'), value)
   }
   const listed = connection === undefined ? undefined : connectionListed(connection)
   return listed === undefined
