@@ -79,7 +79,7 @@ export class AccessLog {
       record.upgrade === undefined
         ? ''
         : `,"upgrade":"${record.upgrade}","bytes_in":${record.bytes_in ?? 0},"bytes_out":${record.bytes_out ?? 0}`
-    this.#pending += `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":${quote(record.req_id)},"method":${quote(record.method)},"path":${quote(redactSecrets(record.path))},"status":${record.status},"duration_ms":${hundredths(record.duration_ms)},"client":${quote(record.client)},"route":${quote(record.route)}${reason}${upgrade},"msg":"request"}\n`
+    this.#pending += `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":"${jsonChars(record.req_id)}","method":"${jsonChars(record.method)}","path":"${jsonChars(redactSecrets(record.path))}","status":${record.status},"duration_ms":${hundredths(record.duration_ms)},"client":"${jsonChars(record.client)}","route":"${jsonChars(record.route)}"${reason}${upgrade},"msg":"request"}\n`
     if (this.#pending.length >= STDOUT_BLOCK_BYTES) this.flush()
     else this.#handoff ??= this.#timers.set(this.#handOffLater, HANDOFF_DELAY_MS)
   }
@@ -125,16 +125,19 @@ export class AccessLog {
 const HANDOFF_DELAY_MS = 50
 
 /**
- * A string as JSON: one made only of printable ASCII but `"` and `\\` is its own JSON text between
- * quotes, found by a loop (a regular expression's call cost several times more on these short
- * values); anything else takes JSON.stringify's general path.
+ * A string's characters as they stand between a JSON string's quotes: one made only of printable
+ * ASCII but `"` and `\\` is its own text, found by a loop (a regular expression's call cost several
+ * times more on these short values); anything else takes JSON.stringify's general path. The
+ * quotes are in the line's template, so the common case adds no pieces to the line.
  */
-function quote(text: string): string {
+function jsonChars(text: string): string {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index)
-    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return JSON.stringify(text)
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) {
+      return JSON.stringify(text).slice(1, -1)
+    }
   }
-  return `"${text}"`
+  return text
 }
 
 /**
