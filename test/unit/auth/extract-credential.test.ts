@@ -23,6 +23,7 @@ void t.test('header values (AUTH-2, JWT-9)', async (t) => {
     ['BEARER eyJ.a.b', 'eyJ.a.b'],
     ['Bearer<jwt>', 'Bearer<jwt>'], // 15: no space → the whole value, which then fails
     ['Bearer   spaced  ', 'spaced'],
+    ['bEaReR mixed', 'mixed'],
     ['Basic x', 'Basic x'], // another scheme is part of the token
     ['  raw-token  ', 'raw-token'],
     ['', undefined], // empty → missing
