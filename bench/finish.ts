@@ -11,6 +11,7 @@ import type {
 } from './lib/types.js'
 import type { PhaseResults } from './phases.js'
 import { allocationSection } from './report/allocation.js'
+import { instructionsSection } from './report/instructions.js'
 import { renderDoc } from './report/doc.js'
 import { disturbedSamples, summarize } from './report/summarize.js'
 import {
@@ -72,6 +73,7 @@ function publish(report: BenchReport, writeDocs: boolean, log: (line: string) =>
   out.push(...skippedLines(report.skipped), '')
   out.push(textTable(TARGET_HEADER, targetRows(targets)), '')
   out.push(...allocationSection(report.allocation, false))
+  out.push(...instructionsSection(report.instructions, false))
   const disturbed = disturbedSamples(report.samples)
   if (disturbed.length > 0) {
     out.push(

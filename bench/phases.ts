@@ -2,13 +2,16 @@ import type { LoadGenerator } from './load/generator.js'
 import type {
   AllocationResult,
   BenchOptions,
+  InstructionResult,
   FloodResult,
   LatencyResult,
   MemoryResult,
   RevocationResult,
   RsaVerifyResult,
 } from './lib/types.js'
+import { callgrindAvailable } from './lib/callgrind.js'
 import { ALLOCATION_SCENARIOS, measureAllocation } from './scenarios/allocation.js'
+import { INSTRUCTION_SCENARIOS, measureInstructions } from './scenarios/instructions.js'
 import { unknownServiceTokens } from './scenarios/credentials.js'
 import { runFlood } from './scenarios/flood.js'
 import { runLatency } from './scenarios/latency.js'
@@ -24,6 +27,7 @@ export interface PhaseResults {
   readonly revocation: RevocationResult | null
   readonly rsaVerify: RsaVerifyResult | null
   readonly allocation: AllocationResult[]
+  readonly instructions: InstructionResult[]
 }
 
 /** The phases that are not throughput rounds; a failing phase is noted and the run goes on. */
@@ -103,5 +107,25 @@ export async function runPhases(
     )
     if (result !== null) allocation.push(result)
   }
-  return { latency, flood, memory, revocation, rsaVerify, allocation }
+  const instructions: InstructionResult[] = []
+  if (selected.includes('instructions') && !callgrindAvailable()) {
+    notes.push(
+      'instructions phase skipped: valgrind is not installed (apt-get install -y valgrind)',
+    )
+  } else {
+    for (const scenario of selected.includes('instructions') ? INSTRUCTION_SCENARIOS : []) {
+      const result = await attempt(
+        `instructions (${scenario})`,
+        () =>
+          measureInstructions(world, scenario, {
+            accessLog: options.accessLog,
+            quick: options.quick,
+            log,
+          }),
+        'instructions',
+      )
+      if (result !== null) instructions.push(result)
+    }
+  }
+  return { latency, flood, memory, revocation, rsaVerify, allocation, instructions }
 }

@@ -178,6 +178,21 @@ export interface AllocationSite {
  * Bytes one system allocated per request under load: V8's sampling heap profiler, objects
  * collected since included, over the requests answered meanwhile.
  */
+export interface InstructionResult {
+  /** The throughput scenario counted the same way: koa-floor, pc-excluded, pc-sa-warm. */
+  readonly scenario: string
+  readonly label: string
+  readonly path: string
+  /** Requests sent before counting started. */
+  readonly warmup: number
+  /** Requests of each counted window. */
+  readonly windowRequests: number
+  /** Instructions a request of each window, in order. */
+  readonly windows: readonly number[]
+  /** The lowest window's: what a request costs when no collection or compilation falls in it. */
+  readonly perRequest: number
+}
+
 export interface AllocationResult {
   /** The throughput scenario measured the same way: koa-floor, pc-excluded, pc-sa-warm. */
   readonly scenario: string
@@ -271,5 +286,7 @@ export interface BenchReport {
   readonly rsaVerify?: RsaVerifyResult | null
   /** Allocated bytes per request; absent from reports before the allocation phase. */
   readonly allocation?: readonly AllocationResult[]
+  /** Instructions per request (callgrind); absent from reports before the instructions phase. */
+  readonly instructions?: readonly InstructionResult[]
   readonly notes: readonly string[]
 }

@@ -7,6 +7,7 @@ import { STEAL_ATTEMPTS } from '../lib/steal.js'
 import { median } from '../lib/stats.js'
 import type { BenchOptions, BenchReport, LatencyPath, LatencyResult } from '../lib/types.js'
 import { allocationMethod, allocationSection } from './allocation.js'
+import { instructionsMethod, instructionsSection } from './instructions.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
 import { EXPECTED_SHARE } from './cpu-targets.js'
 import { limitNote } from './doc-notes.js'
@@ -81,7 +82,7 @@ function methodSection(report: BenchReport): string[] {
     '',
     `\`npm run bench\` (bench/run.ts) builds the gateway (\`npm run build\`) and starts every system as a child process on 127.0.0.1: a minimal node:http upstream answering 100 bytes over keep-alive (the same for every scenario), a bare Node proxy (node:http in front of an undici pool with no other work: bench/upstream/bare-proxy.ts, the floor under any Node gateway), the same relay as Koa middleware behind an error middleware (bench/upstream/koa-proxy.ts, the Koa floor: the floor under a Koa gateway, which every CPU target is measured against; its \`/local-401\` answers a 401 from a thrown error, as Portcullis answers a request without a credential, and \`/local-401-set\` the same 401 set on the response, nothing thrown), a Fastify peer (bench/upstream/fastify-peer.ts: \`fastify\` + \`@fastify/reply-from\` + \`@fastify/jwt\` checking RS256 with its verified-token cache on, no logging; dev dependencies of the bench only; the harness checks that a forged and a missing token get 401), nginx (1 worker, upstream keep-alive, no access log), HAProxy (1 thread, \`http-reuse always\`) plain and with \`jwt_verify\` RS256 (alg, signature and \`exp\` checked; the harness checks that a forged token gets 401), and one Portcullis per configuration (\`node dist/main.js serve\` with a generated config; embedded store unless stated).`,
     '',
-    'Run it with `npm run bench` (`-- --help` for options; `-- --quick` for a smoke check). The comparison systems are optional: `apt-get install nginx haproxy wrk` (Debian packages; HAProxy ≥ 2.5 for `jwt_verify`); whatever is missing is skipped and named below, and autocannon (a dev dependency) replaces wrk. PostgreSQL scenarios need the `postgresql` package, as the test suite does.',
+    'Run it with `npm run bench` (`-- --help` for options; `-- --quick` for a smoke check). The comparison systems are optional: `apt-get install nginx haproxy wrk` (Debian packages; HAProxy ≥ 2.5 for `jwt_verify`); whatever is missing is skipped and named below, and autocannon (a dev dependency) replaces wrk. PostgreSQL scenarios need the `postgresql` package, as the test suite does; the instructions phase needs `valgrind` (the phase is skipped, with a note, without it).',
     '',
     `- Gateway built from ${report.build}.`,
     `- Load generator: ${report.generator}, 1 thread, ${o.connections} connections, ${o.durationS} s per measurement, ${o.rounds} rounds alternating over the scenarios (medians reported)${measurementSlices(o)}, ${warmUpAndProcesses(o)}.`,
@@ -97,6 +98,7 @@ function methodSection(report: BenchReport): string[] {
     `- Memory: RSS from /proc once a start has settled (V8 keeps the start-up's garbage until its memory reducer runs, 8 to 16 s after the last full collection of an idle process; so the gateway is left idle, its RSS read from /proc every ${SETTLE_RULE.intervalMs / 1000} s, until at least ${SETTLE_RULE.minMs / 1000} s have passed and it has not dropped by more than ${SETTLE_RULE.maxDrop * 100} % (or ${SETTLE_RULE.dropFloorBytes / 1024 / 1024} MB) over the last ${SETTLE_RULE.windowMs / 1000} s, at most ${SETTLE_RULE.maxMs / 1000} s; no collection is forced), then ${o.memoryAccounts.toLocaleString('en-US')} accounts inserted directly into the store (hashes from src/service-accounts/token-format.ts) and each token verified once, RSS read again once settled the same way (the peak includes the warm-up); the V8 heap per cached account is the growth of the heap between full collections forced through the inspector (opened after the RSS after start was read), from after the first ${WARM_ACCOUNTS.toLocaleString('en-US')} accounts (which make V8 compile the verification path) to after the last, divided by the accounts between. The embedded store's first start is on an empty data directory, its peak the gateway and the child that initialises the directory together.`,
     `- Revocation: two gateways on one PostgreSQL database (cache TTL 300 s); ${o.revocations} cached tokens revoked one by one through replica A's API while replica B is polled back to back; time from the revoke request to B's first 401.`,
     ...allocationMethod(report),
+    ...instructionsMethod(report),
   ]
 }
 
@@ -201,6 +203,7 @@ function phaseSection(report: BenchReport): string[] {
     )
   }
   lines.push(...allocationSection(report.allocation, true))
+  lines.push(...instructionsSection(report.instructions, true))
   return lines
 }
 

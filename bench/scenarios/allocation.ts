@@ -11,12 +11,9 @@ import { freePort } from '../lib/net.js'
 import type { AllocationResult } from '../lib/types.js'
 import { autocannonGenerator } from '../load/autocannon.js'
 import type { RunningLoad } from '../load/generator.js'
-import { startGateway } from '../systems/gateway.js'
-import { prepareStore } from '../systems/store.js'
-import type { RunningSystem } from '../systems/system.js'
-import { startKoaProxy } from '../systems/upstream.js'
 import { upstreamServer } from '../upstream/answer.js'
 import { THROUGHPUT_SCENARIOS } from './catalog.js'
+import { startSubject, type Subject } from './subject.js'
 import type { World } from './world.js'
 
 /** Load before the profiler starts (from the first answer), then load while it samples. */
@@ -38,7 +35,7 @@ export interface AllocationOptions {
 }
 
 /** An upstream in the harness's process that counts its answers. */
-async function countingUpstream() {
+export async function countingUpstream() {
   let answered = 0
   const server = upstreamServer(() => (answered += 1))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -51,47 +48,6 @@ async function countingUpstream() {
       return new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
-}
-
-interface Subject {
-  readonly system: RunningSystem
-  readonly headers: Readonly<Record<string, string>>
-}
-
-/** The system of one scenario in a new process, its inspector on `inspectPort` (SIGUSR1 opens it). */
-async function startSubject(
-  world: World,
-  scenario: string,
-  upstreamUrl: string,
-  inspectPort: number,
-  accessLog: boolean,
-): Promise<Subject> {
-  const nodeArgs = [`--inspect-port=127.0.0.1:${inspectPort}`]
-  if (scenario === 'koa-floor') {
-    const system = await startKoaProxy(world.dir, upstreamUrl, world.pinning.sut, { nodeArgs })
-    return { system, headers: {} }
-  }
-  // As the throughput scenarios' main gateway (bench/scenarios/world-gateways.ts), alone.
-  const name = `allocation-${scenario}`
-  const store = { kind: 'embedded', dataDir: `${world.dir}/store-${name}` } as const
-  const [account] = await prepareStore(store, 1, `bench-${name}`)
-  const system = await startGateway(
-    {
-      name,
-      upstreamUrl,
-      auth: { kind: 'security_key', key: world.securityKey },
-      store,
-      cacheTtlSeconds: 30,
-      cacheMaxEntries: 100_000,
-      accessLog,
-      nodeArgs,
-    },
-    world.dir,
-    world.pinning.sut,
-  )
-  const headers: Record<string, string> =
-    scenario === 'pc-sa-warm' ? { authorization: `Bearer ${account?.token ?? ''}` } : {}
-  return { system, headers }
 }
 
 /**
@@ -114,13 +70,11 @@ export async function measureAllocation(
   let load: RunningLoad | undefined
   try {
     const inspectPort = await freePort()
-    subject = await startSubject(
-      world,
-      scenario.id,
-      upstream.baseUrl,
-      inspectPort,
-      options.accessLog,
-    )
+    subject = await startSubject(world, scenario.id, upstream.baseUrl, {
+      phase: 'allocation',
+      accessLog: options.accessLog,
+      nodeArgs: [`--inspect-port=127.0.0.1:${inspectPort}`],
+    })
     // Opened before the load, so that whatever attaching costs is over by the end of the warm-up.
     inspector = await openInspector(subject.system.pids[0] ?? -1, inspectPort)
     load = autocannonGenerator(world.pinning.generator).run({

@@ -166,7 +166,14 @@ export const THROUGHPUT_SCENARIOS: readonly ThroughputScenario[] = [
 export const LATENCY_CONNECTIONS = 16
 
 /** Runs that are not closed-loop throughput rounds. */
-export const PHASES = ['latency', 'flood', 'memory', 'revocation', 'allocation'] as const
+export const PHASES = [
+  'latency',
+  'flood',
+  'memory',
+  'revocation',
+  'allocation',
+  'instructions',
+] as const
 export type Phase = (typeof PHASES)[number]
 
 export const ALL_IDS: readonly string[] = [...THROUGHPUT_SCENARIOS.map((s) => s.id), ...PHASES]

@@ -6,7 +6,7 @@ import { start } from '../lib/cleanup.js'
 import type { JwtAlgorithm } from '../lib/jwt.js'
 import { freePort, httpRequest, waitForHttp } from '../lib/net.js'
 import type { StoreTarget } from './store.js'
-import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './system.js'
+import { isAlive, logFile, nodeCommand, runningSystem, tail, type RunningSystem } from './system.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 let main = join(PROJECT_ROOT, 'dist', 'main.js')
@@ -68,6 +68,10 @@ export interface GatewaySetup {
   readonly nodeArgs?: readonly string[]
   /** Called with the gateway's pid as soon as it is spawned (before it is ready). */
   readonly onSpawn?: (pid: number) => void
+  /** A command node runs under (`valgrind --tool=callgrind …`), in the same process. */
+  readonly wrapper?: readonly string[]
+  /** How long the gateway may take to answer /readyz (default 120 s; longer under a wrapper). */
+  readonly readyTimeoutMs?: number
 }
 
 /** The YAML config of one gateway (documented keys only; see docs/configuration.md). */
@@ -132,16 +136,20 @@ export async function startGateway(
         ]
   // Access log lines go to a file (as to a container log), written by the gateway itself.
   const out = logFile(join(dir, `${setup.name}.log`))
-  const child = start(
-    process.execPath,
-    [...(setup.nodeArgs ?? []), ...profile, main, 'serve', '--config', configFile],
-    {
-      cpus,
-      cwd: PROJECT_ROOT,
-      env,
-      stdio: ['ignore', out.fd, out.fd],
-    },
-  )
+  const { command, args } = nodeCommand(setup.wrapper ?? [], [
+    ...(setup.nodeArgs ?? []),
+    ...profile,
+    main,
+    'serve',
+    '--config',
+    configFile,
+  ])
+  const child = start(command, args, {
+    cpus,
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', out.fd, out.fd],
+  })
   closeSync(out.fd)
   if (child.pid !== undefined) setup.onSpawn?.(child.pid)
   try {
@@ -149,7 +157,7 @@ export async function startGateway(
       `http://127.0.0.1:${adminPort}/readyz`,
       `gateway ${setup.name}`,
       isAlive(child),
-      120_000,
+      setup.readyTimeoutMs ?? 120_000,
     )
   } catch (error) {
     throw new Error(`${String(error)}\n${tail(out.path)}`, { cause: error })

@@ -61,3 +61,14 @@ export function runningSystem(
 export function isAlive(child: ChildProcess): () => boolean {
   return () => child.exitCode === null && child.signalCode === null
 }
+
+/** node with its arguments, run under `wrapper` when one is given (in the same process). */
+export function nodeCommand(
+  wrapper: readonly string[],
+  args: readonly string[],
+): { command: string; args: string[] } {
+  const [first, ...rest] = wrapper
+  return first === undefined
+    ? { command: process.execPath, args: [...args] }
+    : { command: first, args: [...rest, process.execPath, ...args] }
+}

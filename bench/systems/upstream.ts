@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { start } from '../lib/cleanup.js'
 import { freePort, waitForHttp } from '../lib/net.js'
-import { isAlive, logFile, runningSystem, tail, type RunningSystem } from './system.js'
+import { isAlive, logFile, nodeCommand, runningSystem, tail, type RunningSystem } from './system.js'
 
 const SERVER = fileURLToPath(new URL('../upstream/server.ts', import.meta.url))
 const BARE_PROXY = fileURLToPath(new URL('../upstream/bare-proxy.ts', import.meta.url))
@@ -28,7 +28,10 @@ export async function startKoaProxy(
   dir: string,
   upstreamUrl: string,
   cpus: string | null,
-  options: Pick<NodeServerOptions, 'cpuProfileDir' | 'nodeArgs'> = {},
+  options: Pick<
+    NodeServerOptions,
+    'cpuProfileDir' | 'nodeArgs' | 'wrapper' | 'readyTimeoutMs'
+  > = {},
 ): Promise<RunningSystem> {
   return startNodeServer('koa-floor', KOA_PROXY, [upstreamUrl], dir, cpus, options)
 }
@@ -43,6 +46,10 @@ export interface NodeServerOptions {
   readonly cpuProfileDir?: string
   /** Extra options for node itself (before the script), e.g. `--inspect-port=…`. */
   readonly nodeArgs?: readonly string[]
+  /** A command node runs under (`valgrind --tool=callgrind …`), in the same process. */
+  readonly wrapper?: readonly string[]
+  /** How long the server may take to answer /health (default 20 s; longer under a wrapper). */
+  readonly readyTimeoutMs?: number
 }
 
 /** A bench server in a Node process of its own, ready once `/health` answers 200 (with `headers`). */
@@ -52,14 +59,21 @@ export async function startNodeServer(
   args: readonly string[],
   dir: string,
   cpus: string | null,
-  { headers = {}, cpuProfileDir, nodeArgs = [] }: NodeServerOptions = {},
+  {
+    headers = {},
+    cpuProfileDir,
+    nodeArgs = [],
+    wrapper = [],
+    readyTimeoutMs = 20_000,
+  }: NodeServerOptions = {},
 ): Promise<RunningSystem> {
   const port = await freePort()
   const out = logFile(join(dir, `${name}.log`))
   const profile =
     cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', join(cpuProfileDir, name)]
   const node = [...nodeArgs, ...profile, '--import', 'tsx', script, String(port), ...args]
-  const child = start(process.execPath, node, {
+  const { command, args: commandArgs } = nodeCommand(wrapper, node)
+  const child = start(command, commandArgs, {
     cpus,
     stdio: ['ignore', out.fd, out.fd],
   })
@@ -67,7 +81,7 @@ export async function startNodeServer(
   const log = out.path
   const baseUrl = `http://127.0.0.1:${port}`
   try {
-    await waitForHttp(`${baseUrl}/health`, `the ${name}`, isAlive(child), 20_000, headers)
+    await waitForHttp(`${baseUrl}/health`, `the ${name}`, isAlive(child), readyTimeoutMs, headers)
   } catch (error) {
     throw new Error(`${String(error)}\n${tail(log)}`, { cause: error })
   }

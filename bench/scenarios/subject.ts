@@ -1,0 +1,67 @@
+/**
+ * One throughput scenario's system alone, in a new process of its own, for the phases that look
+ * inside a process (allocation, instructions): the Koa floor, or a gateway configured as the
+ * throughput scenarios' main gateway (bench/scenarios/world-gateways.ts).
+ */
+import { startGateway } from '../systems/gateway.js'
+import { prepareStore } from '../systems/store.js'
+import type { RunningSystem } from '../systems/system.js'
+import { startKoaProxy } from '../systems/upstream.js'
+import type { World } from './world.js'
+
+export interface Subject {
+  readonly system: RunningSystem
+  /** What each request sends: a warm service-account token for `pc-sa-warm`. */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export interface SubjectOptions {
+  /** Names the process's files (log, config, store). */
+  readonly phase: string
+  readonly accessLog: boolean
+  /** The gateway's service-account cache TTL (the throughput gateways': 30 s). */
+  readonly cacheTtlSeconds?: number
+  readonly nodeArgs?: readonly string[]
+  /** A command node runs under, in the same process (valgrind). */
+  readonly wrapper?: readonly string[]
+  readonly readyTimeoutMs?: number
+}
+
+/** The system of `scenario` (koa-floor, pc-excluded, pc-sa-warm) in front of `upstreamUrl`. */
+export async function startSubject(
+  world: World,
+  scenario: string,
+  upstreamUrl: string,
+  options: SubjectOptions,
+): Promise<Subject> {
+  const { nodeArgs = [], wrapper, readyTimeoutMs } = options
+  const started = {
+    nodeArgs,
+    ...(wrapper && { wrapper }),
+    ...(readyTimeoutMs && { readyTimeoutMs }),
+  }
+  if (scenario === 'koa-floor') {
+    const system = await startKoaProxy(world.dir, upstreamUrl, world.pinning.sut, started)
+    return { system, headers: {} }
+  }
+  const name = `${options.phase}-${scenario}`
+  const store = { kind: 'embedded', dataDir: `${world.dir}/store-${name}` } as const
+  const [account] = await prepareStore(store, 1, `bench-${name}`)
+  const system = await startGateway(
+    {
+      name,
+      upstreamUrl,
+      auth: { kind: 'security_key', key: world.securityKey },
+      store,
+      cacheTtlSeconds: options.cacheTtlSeconds ?? 30,
+      cacheMaxEntries: 100_000,
+      accessLog: options.accessLog,
+      ...started,
+    },
+    world.dir,
+    world.pinning.sut,
+  )
+  const headers: Record<string, string> =
+    scenario === 'pc-sa-warm' ? { authorization: `Bearer ${account?.token ?? ''}` } : {}
+  return { system, headers }
+}
