@@ -27,13 +27,23 @@ export async function openInspector(pid: number, port: number): Promise<Inspecto
   }
   const url = targets[0]?.webSocketDebuggerUrl
   if (url === undefined) throw new Error(`no inspector on port ${port} of process ${pid}`)
-  const socket = new WebSocket(url)
+  return connectInspector(url)
+}
+
+/** A session on an inspector's WebSocket (`webSocketDebuggerUrl`). */
+export async function connectInspector(url: string): Promise<InspectorSession> {
+  // A sampled allocation profile lists every sample: some 3 million (over 200 MB of JSON) for
+  // 8 s of a fast process, past ws's default limit of 100 MiB, over which ws closes the socket.
+  const socket = new WebSocket(url, { maxPayload: MAX_MESSAGE_BYTES })
   await new Promise((resolve, reject) => {
     socket.once('open', resolve)
     socket.once('error', reject)
   })
   return new InspectorSession(socket)
 }
+
+/** The largest protocol message read (a string of it must stay under V8's limit of 512 MiB). */
+const MAX_MESSAGE_BYTES = 500 * 1024 * 1024
 
 /** A Chrome DevTools Protocol session: only what the memory and allocation phases ask. */
 export class InspectorSession {
@@ -48,8 +58,10 @@ export class InspectorSession {
       if (message.id !== undefined) this.#pending.get(message.id)?.(message)
     })
     // A process that exits (or a socket that breaks) leaves no request waiting for ever.
-    socket.once('close', () => {
-      for (const answer of this.#pending.values()) answer({ error: 'inspector socket closed' })
+    socket.once('close', (code: number) => {
+      for (const answer of this.#pending.values()) {
+        answer({ error: `inspector socket closed (${code})` })
+      }
     })
   }
 
