@@ -64,7 +64,7 @@ export class FieldNames {
   }
 }
 
-/** Field names this long and shorter can be listed (the longest the gateway looks for is 24). */
+/** Field names this long and shorter can be listed (the longest listed is 32 characters). */
 const MAX_LENGTH = 48
 
 /** Whether `raw` spells `name` (lowercase, same length) in any case. */
