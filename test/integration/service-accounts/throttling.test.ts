@@ -143,7 +143,7 @@ void t.test('throttling on PostgreSQL', { skip: postgresSkipReason() }, async (t
     t.same(await failures(base, 20, (index) => `198.51.100.${index}`), fill(20, 401))
     t.equal((await attempt(base, badToken(0))).status, 429, 'the 21st: 429')
     t.equal((await attempt(base, token)).status, 200, 'a valid token: 200')
-    // The mint, the valid token's three requests and the 21 failures; the access log hands its
+    // The mint, the valid token's two requests and the 21 bad ones; the access log hands its
     // lines over shortly after the responses, so the client waits for all of them.
     let clients: unknown[] = []
     await waitFor(() => {
