@@ -1,12 +1,11 @@
 import t from 'tap'
-import { DEFAULT_OPTIONS } from '../../../bench/lib/args.js'
 import {
   perRequest,
   sitesPerRequest,
   summarizeHeapProfile,
   type SamplingHeapProfileNode,
 } from '../../../bench/lib/heap-profile.js'
-import type { AllocationResult, BenchReport } from '../../../bench/lib/types.js'
+import type { AllocationResult } from '../../../bench/lib/types.js'
 import {
   ALLOCATION_TITLE,
   allocationRows,
@@ -15,6 +14,7 @@ import {
 } from '../../../bench/report/allocation.js'
 import { renderDoc } from '../../../bench/report/doc.js'
 import { evaluateTargets } from '../../../bench/report/targets.js'
+import { EMPTY_REPORT } from './empty-report.js'
 
 const node = (
   functionName: string,
@@ -118,37 +118,10 @@ void t.test('the terminal summary: the tables, or nothing', async (t) => {
   t.same(allocationSection([], true), [])
 })
 
-const REPORT: BenchReport = {
-  startedAt: '2026-11-28T06:00:00.000Z',
-  finishedAt: '2026-11-28T06:10:00.000Z',
-  options: DEFAULT_OPTIONS,
-  machine: {
-    cpuModel: 'Test CPU',
-    cores: 2,
-    memoryGb: 4,
-    kernel: '6.0',
-    node: 'v20.18.1',
-    tools: {},
-    loadAtStart: [0, 0, 0],
-    loadAtEnd: [0, 0, 0],
-  },
-  generator: 'wrk',
-  pinning: 'none',
-  build: 'test',
-  summaries: [],
-  samples: [],
-  skipped: [],
-  latency: null,
-  flood: null,
-  memory: [],
-  revocation: null,
-  notes: [],
-}
-
 void t.test(
   'docs/benchmarks.md with the allocation phase, and from a report without it',
   async (t) => {
-    const measured = { ...REPORT, allocation: RESULTS }
+    const measured = { ...EMPTY_REPORT, allocation: RESULTS }
     const doc = renderDoc(measured, evaluateTargets(measured))
     t.match(
       doc,
@@ -173,7 +146,7 @@ void t.test(
       /alloc/i,
       'no target',
     )
-    const before = renderDoc(REPORT, evaluateTargets(REPORT))
+    const before = renderDoc(EMPTY_REPORT, evaluateTargets(EMPTY_REPORT))
     t.notMatch(before, /Allocat/)
     t.ok(before.includes('## Results'))
   },

@@ -2,9 +2,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { DEFAULT_OPTIONS } from '../../../bench/lib/args.js'
 import { callgrindTotal, callgrindWrapper } from '../../../bench/lib/callgrind.js'
-import type { BenchReport, InstructionResult } from '../../../bench/lib/types.js'
+import type { InstructionResult } from '../../../bench/lib/types.js'
 import { renderDoc } from '../../../bench/report/doc.js'
 import {
   INSTRUCTIONS_TITLE,
@@ -14,6 +13,7 @@ import {
 } from '../../../bench/report/instructions.js'
 import { evaluateTargets } from '../../../bench/report/targets.js'
 import { PHASES, selectIds } from '../../../bench/scenarios/catalog.js'
+import { EMPTY_REPORT } from './empty-report.js'
 
 void t.test("a callgrind dump's total is its totals line", async (t) => {
   const dump = [
@@ -74,35 +74,8 @@ void t.test('the terminal summary: the table, or nothing', async (t) => {
   t.same(instructionsSection([], true), [])
 })
 
-const REPORT: BenchReport = {
-  startedAt: '2026-12-07T02:00:00.000Z',
-  finishedAt: '2026-12-07T02:10:00.000Z',
-  options: DEFAULT_OPTIONS,
-  machine: {
-    cpuModel: 'Test CPU',
-    cores: 2,
-    memoryGb: 4,
-    kernel: '6.0',
-    node: 'v20.20.2',
-    tools: {},
-    loadAtStart: [0, 0, 0],
-    loadAtEnd: [0, 0, 0],
-  },
-  generator: 'wrk',
-  pinning: 'none',
-  build: 'test',
-  summaries: [],
-  samples: [],
-  skipped: [],
-  latency: null,
-  flood: null,
-  memory: [],
-  revocation: null,
-  notes: [],
-}
-
 void t.test('docs/benchmarks.md with the instructions phase, and without it', async (t) => {
-  const measured = { ...REPORT, instructions: RESULTS }
+  const measured = { ...EMPTY_REPORT, instructions: RESULTS }
   const doc = renderDoc(measured, evaluateTargets(measured))
   t.match(
     doc,
@@ -118,8 +91,8 @@ void t.test('docs/benchmarks.md with the instructions phase, and without it', as
     doc,
     /- Instructions \(informational, no target of their own\): .* 20,000 requests of warm-up .* then 3 windows of 2,000 requests/,
   )
-  t.same(instructionsMethod(REPORT), [], 'no method line without the phase')
-  const without = renderDoc(REPORT, evaluateTargets(REPORT))
+  t.same(instructionsMethod(EMPTY_REPORT), [], 'no method line without the phase')
+  const without = renderDoc(EMPTY_REPORT, evaluateTargets(EMPTY_REPORT))
   t.notMatch(without, INSTRUCTIONS_TITLE, 'an older report renders without the section')
 })
 
