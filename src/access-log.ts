@@ -1,18 +1,28 @@
 import { pino, type DestinationStream } from 'pino'
 import { STDOUT_BLOCK_BYTES, type BlockDestination, type Logger } from './logger.js'
 import type { LoggedReason } from './reasons.js'
-import { redactSecrets } from './redact.js'
+import { holdsSecret, redactSecrets } from './redact.js'
 import { systemTimers, type Timers } from './timers.js'
 
-/** One line per answered request. */
+/**
+ * One line per answered request. `req_id`, `method` and `client` are written as they are: their
+ * sources make only JSON-safe text (printable ASCII without `"` or `\\`), so the line neither
+ * scans nor escapes them.
+ */
 export interface AccessRecord {
-  /** An id `chooseRequestId` or `newRequestId` chose: never token-shaped, so never scanned here. */
+  /**
+   * An id `chooseRequestId` or `newRequestId` chose: letters, digits and `._:-`, never
+   * token-shaped, so never scanned here.
+   */
   readonly req_id: string
+  /** As Node's parser read it (a method of its table), or `UNKNOWN`. */
   readonly method: string
   readonly path: string
   readonly status: number
   readonly duration_ms: number
+  /** An IP address (`normalizeAddress`, `resolveClientAddress`), or `unknown`. */
   readonly client: string
+  /** A route label: a catalogue template or family, or one of the gateway's own. */
   readonly route: string
   readonly reason: LoggedReason | undefined
   /** A WebSocket upgrade: its line is written when the connection closes. */
@@ -24,6 +34,9 @@ export interface AccessRecord {
 
 const INFO = pino.levels.values.info as number
 const WARN = pino.levels.values.warn as number
+/** The start of a line up to its time, at each level it is written at. */
+const INFO_START = `{"level":${INFO},"time":"`
+const WARN_START = `{"level":${WARN},"time":"`
 
 /**
  * A 5xx the gateway answered itself (it gave a reason: the upstream failed or timed out, the
@@ -35,8 +48,8 @@ export function accessLevel(status: number, reason: LoggedReason | undefined): '
 }
 
 /**
- * The access log writes to the main logger's destination, at the main logger's level (read per
- * line: a reload may change it), in the main logger's line format
+ * The access log writes to the main logger's destination, at the main logger's level (followed as
+ * it changes: a reload may change it), in the main logger's line format
  * (`level`, `time`, `service`, the record, `msg`), but builds the line itself: it is the busiest
  * line in the process, and pino's generic path (serializers, a fresh timestamp string, a child
  * object per call) cost more than the rest of the line. That is safe without the main logger's
@@ -47,7 +60,11 @@ export function accessLevel(status: number, reason: LoggedReason | undefined): '
  */
 export class AccessLog {
   readonly #destination: DestinationStream & Partial<BlockDestination>
-  readonly #logger: Logger
+  /**
+   * The main logger's level, kept as it changes (a reload sets it): read on the logger on every
+   * line, it was a lookup that cost more than writing two of the line's fields.
+   */
+  #levelVal: number
   readonly #clock = new IsoClock()
   readonly #timers: Timers
   /** Lines not yet handed to the destination. */
@@ -63,7 +80,10 @@ export class AccessLog {
       pino.symbols.streamSym
     ]
     this.#destination = destination ?? process.stdout
-    this.#logger = logger
+    this.#levelVal = logger.levelVal
+    logger.on('level-change', (_label, levelVal) => {
+      this.#levelVal = levelVal
+    })
     this.#timers = timers
   }
 
@@ -73,13 +93,15 @@ export class AccessLog {
    */
   write(record: AccessRecord, infoLines = true): void {
     const level = accessLevel(record.status, record.reason) === 'warn' ? WARN : INFO
-    if ((level === INFO && !infoLines) || this.#logger.levelVal > level) return
+    if ((level === INFO && !infoLines) || this.#levelVal > level) return
     const reason = record.reason === undefined ? '' : `,"reason":${JSON.stringify(record.reason)}`
     const upgrade =
       record.upgrade === undefined
         ? ''
         : `,"upgrade":"${record.upgrade}","bytes_in":${record.bytes_in ?? 0},"bytes_out":${record.bytes_out ?? 0}`
-    this.#pending += `{"level":${level},"time":"${this.#clock.now()}","service":"portcullis","req_id":"${jsonChars(record.req_id)}","method":"${jsonChars(record.method)}","path":"${jsonChars(redactSecrets(record.path))}","status":${record.status},"duration_ms":${hundredths(record.duration_ms)},"client":"${jsonChars(record.client)}","route":"${jsonChars(record.route)}"${reason}${upgrade},"msg":"request"}\n`
+    // A path holds a token rarely: testing for one costs less than a replacement that finds none.
+    const path = holdsSecret(record.path) ? redactSecrets(record.path) : record.path
+    this.#pending += `${level === INFO ? INFO_START : WARN_START}${this.#clock.now()}","service":"portcullis","req_id":"${record.req_id}","method":"${record.method}","path":"${jsonChars(path)}","status":${record.status},"duration_ms":${hundredths(record.duration_ms)},"client":"${record.client}","route":"${jsonChars(record.route)}"${reason}${upgrade},"msg":"request"}\n`
     if (this.#pending.length >= STDOUT_BLOCK_BYTES) this.flush()
     else this.#handoff ??= this.#timers.set(this.#handOffLater, HANDOFF_DELAY_MS)
   }

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { once } from 'node:events'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,6 +8,12 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { AccessLog, hundredths, IsoClock, type AccessRecord } from '../../src/access-log.js'
+import {
+  normalizeAddress,
+  resolveClientAddress,
+  TrustedProxies,
+} from '../../src/inbound/client-address.js'
+import { chooseRequestId } from '../../src/inbound/request-id.js'
 import { createLogger, STDOUT_BLOCK_BYTES } from '../../src/logger.js'
 import { REDACTED } from '../../src/redact.js'
 import type { Timers } from '../../src/timers.js'
@@ -51,21 +59,83 @@ void t.test('a token in the path is redacted', async (t) => {
   t.match(logs.records()[0], { path: `/agents/${REDACTED}/${REDACTED}` })
 })
 
-void t.test('every string field is valid JSON, whatever its characters', async (t) => {
-  const logs = new LogCapture()
-  const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
-  // The edges of what is written between quotes as it is: control characters, DEL, `"`, `\`,
-  // and beyond ASCII.
-  const odd = ['\u001f', '\u0020', '~', '\u007f', '"', '\\', 'é', '\u2028', '']
-  for (const text of odd) {
-    access.write({ ...record, method: `M${text}`, client: `c${text}`, route: `r${text}` })
-  }
-  access.flush()
-  t.same(
-    logs.records().map(({ method, client, route }) => [method, client, route]),
-    odd.map((text) => [`M${text}`, `c${text}`, `r${text}`]),
-  )
-})
+void t.test(
+  'the fields a client can shape are valid JSON, whatever their characters',
+  async (t) => {
+    const logs = new LogCapture()
+    const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
+    // The edges of what is written between quotes as it is: control characters, DEL, `"`, `\`,
+    // and beyond ASCII.
+    const odd = ['\u001f', '\u0020', '~', '\u007f', '"', '\\', 'é', '\u2028', '']
+    for (const text of odd) access.write({ ...record, path: `/p${text}`, route: `r${text}` })
+    access.flush()
+    t.same(
+      logs.records().map(({ path, route }) => [path, route]),
+      odd.map((text) => [`/p${text}`, `r${text}`]),
+    )
+  },
+)
+
+/** What a JSON string holds as it is: printable ASCII but `"` and `\`. */
+const JSON_SAFE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/
+
+void t.test(
+  'the fields written as they are come only from sources that make JSON-safe text',
+  async (t) => {
+    // Request ids: whatever a trusted proxy offers, the id chosen is JSON-safe.
+    const offered = [
+      'a"b',
+      'a\\b',
+      'a\u0001b',
+      'é',
+      'a b',
+      '\u2028',
+      `${'x'.repeat(129)}`,
+      'req-1.2:3_4',
+    ]
+    for (let index = 0; index < 2_000; index++) {
+      offered.push(
+        String.fromCharCode(
+          ...Array.from({ length: 1 + (index % 40) }, () => Math.floor(Math.random() * 0x30a0)),
+        ),
+      )
+    }
+    const ids = offered.map((text) => chooseRequestId(text, true))
+    t.same(
+      ids.filter((id) => !JSON_SAFE.test(id)),
+      [],
+      'every request id',
+    )
+    t.equal(chooseRequestId('req-1.2:3_4', true), 'req-1.2:3_4', 'a well-formed one is kept')
+
+    // Client addresses: what a trusted proxy's X-Forwarded-For says, after the socket's address.
+    const trusted = new TrustedProxies(['127.0.0.1/32'])
+    const clients = offered.map((text) =>
+      resolveClientAddress('127.0.0.1', `${text}, 127.0.0.1`, trusted),
+    )
+    clients.push(resolveClientAddress('127.0.0.1', 'fe80::1%eth0, 10.0.0.1', trusted))
+    clients.push(normalizeAddress(undefined), normalizeAddress('::ffff:10.1.2.3'))
+    t.same(
+      clients.filter((client) => !JSON_SAFE.test(client)),
+      [],
+      'every client address',
+    )
+
+    // Methods: Node's parser refuses one outside its table before a request exists.
+    const server = createServer((_req, res) => res.end())
+    t.teardown(() => server.close())
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const { port } = server.address() as AddressInfo
+    for (const method of ['G"T', 'G\\T', 'GÉT']) {
+      const socket = connect(port, '127.0.0.1')
+      socket.end(`${method} / HTTP/1.1\r\nHost: x\r\n\r\n`, 'latin1')
+      let answer = ''
+      for await (const chunk of socket) answer += String(chunk)
+      t.match(answer, /^HTTP\/1\.1 400 /, `${JSON.stringify(method)} refused by the parser`)
+    }
+  },
+)
 
 void t.test('the main logger level applies: nothing below it is written', async (t) => {
   const logs = new LogCapture()
@@ -116,7 +186,20 @@ void t.test('a 5xx the gateway answered is a warning; the upstream’s own 5xx i
       [40, 502],
       [40, 504],
     ],
-    'with the access log off only warnings are written; a level change applies at once',
+    'with the access log off only warnings are written',
+  )
+  access.write({ ...record, status: 201 })
+  logger.level = 'error'
+  access.write({ ...record, status: 503, reason: 'upstream.timeout' })
+  access.flush()
+  t.same(
+    logs.records().map((line) => [line.level, line.status]),
+    [
+      [40, 502],
+      [40, 504],
+      [30, 201],
+    ],
+    'a level change applies to the next line: info written at info, a warning not at error',
   )
 })
 
