@@ -69,6 +69,8 @@ export class AccessLog {
   readonly #timers: Timers
   /** Lines not yet handed to the destination. */
   #pending = ''
+  /** Whether every pending line is known to be ASCII: encoded as Latin-1 then (the same bytes). */
+  #pendingAscii = true
   #handoff: { cancel(): void } | undefined
   readonly #handOffLater = (): void => {
     this.#handoff = undefined
@@ -100,17 +102,39 @@ export class AccessLog {
         ? ''
         : `,"upgrade":"${record.upgrade}","bytes_in":${record.bytes_in ?? 0},"bytes_out":${record.bytes_out ?? 0}`
     // A path holds a token rarely: testing for one costs less than a replacement that finds none.
-    const path = holdsSecret(record.path) ? redactSecrets(record.path) : record.path
-    this.#pending += `${level === INFO ? INFO_START : WARN_START}${this.#clock.now()}","service":"portcullis","req_id":"${record.req_id}","method":"${record.method}","path":"${jsonChars(path)}","status":${record.status},"duration_ms":${hundredths(record.duration_ms)},"client":"${record.client}","route":"${jsonChars(record.route)}"${reason}${upgrade},"msg":"request"}\n`
+    const rawPath = holdsSecret(record.path) ? redactSecrets(record.path) : record.path
+    const path = this.#jsonChars(rawPath)
+    const route = this.#jsonChars(record.route)
+    this.#pending += `${level === INFO ? INFO_START : WARN_START}${this.#clock.now()}","service":"portcullis","req_id":"${record.req_id}","method":"${record.method}","path":"${path}","status":${record.status},"duration_ms":${hundredths(record.duration_ms)},"client":"${record.client}","route":"${route}"${reason}${upgrade},"msg":"request"}\n`
     if (this.#pending.length >= STDOUT_BLOCK_BYTES) this.flush()
     else this.#handoff ??= this.#timers.set(this.#handOffLater, HANDOFF_DELAY_MS)
   }
 
   /**
+   * A string's characters as they stand between a JSON string's quotes: one made only of printable
+   * ASCII but `"` and `\\` is its own text, found by a loop (a regular expression's call cost
+   * several times more on these short values); anything else takes JSON.stringify's general path
+   * and may leave ASCII, so the pending lines are then encoded as UTF-8 (every other field of a
+   * line is ASCII). The quotes are in the line's template, so the common case adds no pieces to
+   * the line.
+   */
+  #jsonChars(text: string): string {
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index)
+      if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) {
+        this.#pendingAscii = false
+        return JSON.stringify(text).slice(1, -1)
+      }
+    }
+    return text
+  }
+
+  /**
    * Hands the pending lines to the destination in one write: when they fill a block, at the
    * latest HANDOFF_DELAY_MS after the first of them, and on shutdown. Standard output takes them
-   * encoded (`writeBlock`): the block is flattened and encoded once, where a string was measured
-   * by the destination on every hand-off and encoded again by its write. Another destination (a
+   * encoded (`writeBlock`): the block is flattened and encoded once (as Latin-1 when it is all
+   * ASCII: the same bytes, without a pass that measures its UTF-8), where a string was measured by
+   * the destination on every hand-off and encoded again by its write. Another destination (a
    * test's) takes the string.
    */
   flush(): void {
@@ -118,11 +142,13 @@ export class AccessLog {
     this.#handoff = undefined
     if (this.#pending === '') return
     const lines = this.#pending
+    const encoding = this.#pendingAscii ? 'latin1' : 'utf8'
     this.#pending = ''
+    this.#pendingAscii = true
     const destination = this.#destination
     try {
       if (destination.writeBlock === undefined) destination.write(lines)
-      else destination.writeBlock(Buffer.from(lines, 'utf8'))
+      else destination.writeBlock(Buffer.from(lines, encoding))
     } catch {
       // The destination was destroyed (standard output closed): there is nowhere left to write,
       // and a hand-off must not take the gateway down with it.
@@ -145,22 +171,6 @@ export class AccessLog {
 
 /** How long a line may wait for its block: a quiet gateway's lines still appear promptly. */
 const HANDOFF_DELAY_MS = 50
-
-/**
- * A string's characters as they stand between a JSON string's quotes: one made only of printable
- * ASCII but `"` and `\\` is its own text, found by a loop (a regular expression's call cost several
- * times more on these short values); anything else takes JSON.stringify's general path. The
- * quotes are in the line's template, so the common case adds no pieces to the line.
- */
-function jsonChars(text: string): string {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index)
-    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) {
-      return JSON.stringify(text).slice(1, -1)
-    }
-  }
-  return text
-}
 
 /**
  * A duration in milliseconds to 0.01 (as the observer rounds it), written as JavaScript writes the

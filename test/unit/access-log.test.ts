@@ -327,7 +327,13 @@ void t.test('held lines are written when the process dies of an uncaught error',
     const access = new AccessLog(logger)
     process.once('exit', () => access.flushSync())
     logger.info('before')
-    for (const id of ['r-1', 'r-2', 'r-3']) access.write({ ...${JSON.stringify(record)}, req_id: id })
+    // Three hand-offs: ASCII, then a path and a route beyond it (UTF-8), then ASCII again.
+    const record = ${JSON.stringify(record)}
+    access.write({ ...record, req_id: 'r-1' })
+    access.flush()
+    access.write({ ...record, req_id: 'r-2', path: '/agents/é', route: 'ü' })
+    access.flush()
+    access.write({ ...record, req_id: 'r-3' })
     logger.info({ path: '/é' }, 'after')
     throw new Error('nothing catches this')
   `
@@ -345,13 +351,24 @@ void t.test('held lines are written when the process dies of an uncaught error',
   const lines = readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as { msg: string; req_id?: string; path?: string })
+    .map(
+      (line) => JSON.parse(line) as { msg: string; req_id?: string; path?: string; route?: string },
+    )
   t.same(
     lines.map((line) => line.req_id ?? line.msg),
-    ['before', 'after', 'r-1', 'r-2', 'r-3'],
-    "every held line reached the file, whole, after the logger's own",
+    ['before', 'r-1', 'r-2', 'after', 'r-3'],
+    'every line reached the file, whole, in the order it was handed over (r-3 held until the exit)',
   )
-  t.equal(lines[1]?.path, '/é', "the logger's own lines are encoded as UTF-8")
+  t.equal(lines[3]?.path, '/é', "the logger's own lines are encoded as UTF-8")
+  t.same(
+    lines.filter((line) => line.req_id !== undefined).map((line) => [line.path, line.route]),
+    [
+      ['/agents/a1', '/agents/{agent_id}'],
+      ['/agents/é', 'ü'],
+      ['/agents/a1', '/agents/{agent_id}'],
+    ],
+    'access lines beyond ASCII are encoded as UTF-8, those around them as they are',
+  )
 })
 
 void t.test('a duration is written as JavaScript writes the number', async (t) => {
