@@ -113,8 +113,10 @@ void t.test(
     const clients = offered.map((text) =>
       resolveClientAddress('127.0.0.1', `${text}, 127.0.0.1`, trusted),
     )
-    clients.push(resolveClientAddress('127.0.0.1', 'fe80::1%eth0, 10.0.0.1', trusted))
-    clients.push(normalizeAddress(undefined), normalizeAddress('::ffff:10.1.2.3'))
+    // An IPv6 address with its zone is the widest an address gets.
+    const zoned = resolveClientAddress('127.0.0.1', '10.0.0.1, fe80::1%eth0', trusted)
+    t.equal(zoned, 'fe80::1%eth0', 'a zoned IPv6 hop is the client')
+    clients.push(zoned, normalizeAddress(undefined), normalizeAddress('::ffff:10.1.2.3'))
     t.same(
       clients.filter((client) => !JSON_SAFE.test(client)),
       [],
