@@ -50,14 +50,15 @@ export const SPOOFABLE_PROXY_HEADERS: readonly string[] = [
   'x-original-host',
 ]
 
-const REBUILT = new Set([
+/** The fields this hop writes itself, from what it can vouch for: the client's are not copied. */
+const REBUILT = [
   'host',
   'x-forwarded-for',
   'x-forwarded-proto',
   'x-forwarded-host',
   'forwarded',
   'x-request-id',
-])
+]
 
 /** The fields read before the list is built. */
 const READ_FIRST = new FieldNames([
@@ -69,13 +70,17 @@ const READ_FIRST = new FieldNames([
   'forwarded',
 ])
 
-// undici refuses `expect`; Node has already answered `100-continue` to the client.
-const NEVER_FORWARDED = new Set([
+/**
+ * The client's fields never copied upstream: removed, or rebuilt by this hop. One set, one lookup
+ * a field. undici refuses `expect`; Node has already answered `100-continue` to the client.
+ */
+const NOT_COPIED = new Set([
   ...HOP_BY_HOP,
   ...FORWARDED_PATH_HEADERS,
   ...METHOD_OVERRIDE_HEADERS,
   ...SPOOFABLE_PROXY_HEADERS,
   'expect',
+  ...REBUILT,
 ])
 
 export interface UpstreamHeaderOptions {
@@ -136,7 +141,7 @@ export function buildUpstreamHeaders(
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = rawHeaders[index] as string
     const normalized = normalizeHeaderName(name)
-    if (NEVER_FORWARDED.has(normalized) || REBUILT.has(normalized)) continue
+    if (NOT_COPIED.has(normalized)) continue
     if (listed?.has(name.toLowerCase()) === true || listed?.has(normalized) === true) continue
     if (isIdentityName(normalized, options)) continue
     if (drop.has(normalized)) continue
