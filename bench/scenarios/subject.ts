@@ -6,7 +6,7 @@
 import { startGateway } from '../systems/gateway.js'
 import { prepareStore } from '../systems/store.js'
 import type { RunningSystem } from '../systems/system.js'
-import { startKoaProxy } from '../systems/upstream.js'
+import { startKoaProxy, type NodeServerOptions } from '../systems/upstream.js'
 import type { World } from './world.js'
 
 export interface Subject {
@@ -15,16 +15,16 @@ export interface Subject {
   readonly headers: Readonly<Record<string, string>>
 }
 
-export interface SubjectOptions {
+/** How the process is started: as any bench server (node's options, a wrapper, how long to wait). */
+export interface SubjectOptions extends Pick<
+  NodeServerOptions,
+  'nodeArgs' | 'wrapper' | 'readyTimeoutMs'
+> {
   /** Names the process's files (log, config, store). */
   readonly phase: string
   readonly accessLog: boolean
   /** The gateway's service-account cache TTL (the throughput gateways': 30 s). */
   readonly cacheTtlSeconds?: number
-  readonly nodeArgs?: readonly string[]
-  /** A command node runs under, in the same process (valgrind). */
-  readonly wrapper?: readonly string[]
-  readonly readyTimeoutMs?: number
 }
 
 /** The system of `scenario` (koa-floor, pc-excluded, pc-sa-warm) in front of `upstreamUrl`. */

@@ -60,7 +60,7 @@ void t.test('a token in the path is redacted', async (t) => {
 })
 
 void t.test(
-  'the fields a client can shape are valid JSON, whatever their characters',
+  'the escaped fields (path, route label) are valid JSON, whatever their characters',
   async (t) => {
     const logs = new LogCapture()
     const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
