@@ -38,7 +38,14 @@ export function installCleanup(): void {
   installed = true
   process.once('exit', cleanupSync)
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
+    // Not once: a second signal (Ctrl-C again, or one a wrapper relays after the same signal
+    // reached this process directly) would kill it mid-cleanup, and the children, detached in
+    // groups of their own, would be left running under the next run's measurements.
+    process.on(signal, () => {
+      if (cleaning !== undefined) {
+        process.stderr.write(`${signal}: still stopping every benchmark process…\n`)
+        return
+      }
       process.stderr.write(`\n${signal}: stopping every benchmark process…\n`)
       void cleanup().finally(() => process.exit(130))
     })

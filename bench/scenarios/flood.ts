@@ -1,10 +1,11 @@
 import { runFixedRate } from '../load/fixed-rate.js'
 import type { LoadGenerator } from '../load/generator.js'
 import { awaitQuiet, measure } from '../lib/measure.js'
+import { whilePaused } from '../lib/pause.js'
 import { addCounts, median, sumValues } from '../lib/stats.js'
 import type { FloodResult } from '../lib/types.js'
 import { AUTH_PATH } from './catalog.js'
-import type { World } from './world.js'
+import { otherSystemPids, type World } from './world.js'
 
 export interface FloodOptions {
   readonly rate: number
@@ -46,34 +47,36 @@ export async function runFlood(
   const foreign: number[] = []
   const statuses: Record<string, number> = {}
   for (let round = 1; round <= options.rounds; round++) {
-    const quiet = await measure(accounting, good)
-    alone.push(quiet.load.requests / quiet.load.durationS)
-    // Wait for a quiet machine before the flood starts, not after (it runs for a fixed time).
-    await awaitQuiet()
-    const flood = runFixedRate(
-      {
-        url: `${gateway.baseUrl}${AUTH_PATH}`,
-        rate: options.rate,
-        durationS: options.durationS + 1,
-        warmupS: 1,
-        connections: 20,
-        headers: { 'x-forwarded-for': FLOOD_ADDRESS },
-        tokensFile: options.tokensFile,
-      },
-      world.pinning.generator,
-    )
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
-    const loud = await measure(accounting, good, { awaitQuiet: false })
-    const floodResult = await flood.result
-    flooded.push(loud.load.requests / loud.load.durationS)
-    floodRps.push(floodResult.requests / floodResult.durationS)
-    foreign.push(quiet.disturbance.foreignCores, loud.disturbance.foreignCores)
-    addCounts(statuses, floodResult.statuses ?? {})
-    if (loud.load.unexpected > 0)
-      options.log(`! flood: good clients got ${loud.load.unexpected} non-2xx`)
-    options.log(
-      `flood round ${round}: good alone ${Math.round(alone.at(-1) ?? 0)} req/s, under flood ${Math.round(flooded.at(-1) ?? 0)} req/s; flood ${Math.round(floodRps.at(-1) ?? 0)} req/s (${sumValues(floodResult.statuses ?? {})} answered, ${floodResult.skipped} not sent)`,
-    )
+    await whilePaused(otherSystemPids(world, 'gw-main'), async () => {
+      const quiet = await measure(accounting, good)
+      alone.push(quiet.load.requests / quiet.load.durationS)
+      // Wait for a quiet machine before the flood starts, not after (it runs for a fixed time).
+      await awaitQuiet()
+      const flood = runFixedRate(
+        {
+          url: `${gateway.baseUrl}${AUTH_PATH}`,
+          rate: options.rate,
+          durationS: options.durationS + 1,
+          warmupS: 1,
+          connections: 20,
+          headers: { 'x-forwarded-for': FLOOD_ADDRESS },
+          tokensFile: options.tokensFile,
+        },
+        world.pinning.generator,
+      )
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      const loud = await measure(accounting, good, { awaitQuiet: false })
+      const floodResult = await flood.result
+      flooded.push(loud.load.requests / loud.load.durationS)
+      floodRps.push(floodResult.requests / floodResult.durationS)
+      foreign.push(quiet.disturbance.foreignCores, loud.disturbance.foreignCores)
+      addCounts(statuses, floodResult.statuses ?? {})
+      if (loud.load.unexpected > 0)
+        options.log(`! flood: good clients got ${loud.load.unexpected} non-2xx`)
+      options.log(
+        `flood round ${round}: good alone ${Math.round(alone.at(-1) ?? 0)} req/s, under flood ${Math.round(flooded.at(-1) ?? 0)} req/s; flood ${Math.round(floodRps.at(-1) ?? 0)} req/s (${sumValues(floodResult.statuses ?? {})} answered, ${floodResult.skipped} not sent)`,
+      )
+    })
   }
   const aloneRps = median(alone)
   const underFloodRps = median(flooded)

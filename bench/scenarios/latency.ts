@@ -1,10 +1,11 @@
 import { runFixedRate } from '../load/fixed-rate.js'
 import { measure } from '../lib/measure.js'
+import { whilePaused } from '../lib/pause.js'
 import type { LatencyPath, LatencyResult } from '../lib/types.js'
 import { koaFloorOf, summarizeLatency, type LatencyRounds } from '../report/summarize.js'
 import { ms } from '../report/table.js'
-import { AUTH_PATH, LATENCY_CONNECTIONS } from './catalog.js'
-import type { World } from './world.js'
+import { AUTH_PATH, LATENCY_CONNECTIONS, type SystemKey } from './catalog.js'
+import { otherSystemPids, type World } from './world.js'
 
 export interface LatencyOptions {
   readonly rate: number
@@ -17,6 +18,8 @@ interface LatencyTarget {
   readonly path: keyof LatencyRounds
   /** As the log lines name it. */
   readonly name: string
+  /** The system measured: the others are stopped meanwhile. */
+  readonly system: SystemKey
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   /** The processes charged as the system under test (direct: the upstream). */
@@ -42,6 +45,7 @@ export async function runLatency(world: World, options: LatencyOptions): Promise
     {
       path: 'direct',
       name: 'direct',
+      system: 'upstream',
       url: `${world.upstream.baseUrl}${AUTH_PATH}`,
       headers: {},
       sut: world.upstream.pids,
@@ -52,6 +56,7 @@ export async function runLatency(world: World, options: LatencyOptions): Promise
           {
             path: 'koaFloor' as const,
             name: 'koa-floor',
+            system: 'koa-floor' as const,
             url: `${koaFloor.baseUrl}${AUTH_PATH}`,
             headers: {},
             sut: koaFloor.pids,
@@ -60,6 +65,7 @@ export async function runLatency(world: World, options: LatencyOptions): Promise
     {
       path: 'gateway',
       name: 'gateway',
+      system: 'gw-main',
       url: `${gateway.baseUrl}${AUTH_PATH}`,
       headers: token.headers,
       sut: gateway.pids,
@@ -73,25 +79,27 @@ export async function runLatency(world: World, options: LatencyOptions): Promise
   const foreign: number[] = []
   for (let round = 1; round <= options.rounds; round++) {
     for (const target of targets) {
-      const measured = await measure(
-        {
-          sut: target.sut,
-          upstream: target.path === 'direct' ? [] : world.upstream.pids,
-          outside: [],
-        },
-        () =>
-          runFixedRate(
-            {
-              url: target.url,
-              rate: options.rate,
-              durationS: options.durationS,
-              warmupS: 1,
-              connections: LATENCY_CONNECTIONS,
-              headers: target.headers,
-              expectStatus: 200,
-            },
-            world.pinning.generator,
-          ),
+      const measured = await whilePaused(otherSystemPids(world, target.system), () =>
+        measure(
+          {
+            sut: target.sut,
+            upstream: target.path === 'direct' ? [] : world.upstream.pids,
+            outside: [],
+          },
+          () =>
+            runFixedRate(
+              {
+                url: target.url,
+                rate: options.rate,
+                durationS: options.durationS,
+                warmupS: 1,
+                connections: LATENCY_CONNECTIONS,
+                headers: target.headers,
+                expectStatus: 200,
+              },
+              world.pinning.generator,
+            ),
+        ),
       )
       const load = measured.load
       if (load.unexpected > 0 || load.errors > 0) {

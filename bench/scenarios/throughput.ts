@@ -4,11 +4,18 @@ import { measure, type Accounting, type Measured } from '../lib/measure.js'
 import { httpRequest } from '../lib/net.js'
 import { repin } from '../lib/pin.js'
 import { combineSlices, sliceCount } from '../lib/slices.js'
+import { whilePaused } from '../lib/pause.js'
 import { measureWithLittleSteal } from '../lib/steal.js'
 import type { Sample, SkippedScenario } from '../lib/types.js'
 import { truncateLog } from '../systems/system.js'
 import type { ThroughputScenario } from './catalog.js'
-import { postgresPids, restartSystem, type CredentialSpec, type World } from './world.js'
+import {
+  otherSystemPids,
+  postgresPids,
+  restartSystem,
+  type CredentialSpec,
+  type World,
+} from './world.js'
 
 export interface ThroughputOptions {
   readonly rounds: number
@@ -100,17 +107,19 @@ async function measureSlice(
   }
   if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.sut)
   try {
-    // A throttle's window may have drained since the last slice: trip it again first.
-    if (answersItself) await reach(url, credential, undefined, scenario.expectStatus)
-    if (slice.warmupS > 0) await run(slice.warmupS)
-    return await measureWithLittleSteal(
-      async () => {
-        for (const file of slice.gatewayLogs) truncateLog(file)
-        return run(slice.durationS)
-      },
-      slice.maxStealCores,
-      slice.log,
-    )
+    return await whilePaused(otherSystemPids(world, scenario.system), async () => {
+      // A throttle's window may have drained since the last slice: trip it again first.
+      if (answersItself) await reach(url, credential, undefined, scenario.expectStatus)
+      if (slice.warmupS > 0) await run(slice.warmupS)
+      return measureWithLittleSteal(
+        async () => {
+          for (const file of slice.gatewayLogs) truncateLog(file)
+          return run(slice.durationS)
+        },
+        slice.maxStealCores,
+        slice.log,
+      )
+    })
   } finally {
     if (direct) repin(world.pinning, world.upstream.pids[0] ?? -1, world.pinning.generator)
     for (const file of slice.gatewayLogs) truncateLog(file)

@@ -80,6 +80,18 @@ export async function restartSystem(
   }
 }
 
+/**
+ * The processes of every system but `measured` and the upstream: stopped while `measured` is
+ * (bench/lib/pause.ts), so that only its own work runs on the system-under-test CPU.
+ */
+export function otherSystemPids(world: World, measured: SystemKey): number[] {
+  const pids: number[] = []
+  for (const [key, system] of world.systems) {
+    if (key !== measured && key !== 'upstream') pids.push(...system.pids)
+  }
+  return pids
+}
+
 /** The postmaster and its children, found by the port on their command line. */
 export function postgresPids(server: PostgresServer | null): number[] {
   if (server === null) return []
