@@ -122,6 +122,15 @@ export interface FloodResult {
   readonly floodAchievedRps: number
   readonly floodStatuses: Readonly<Record<string, number>>
   readonly foreignCores: number
+  /** The gateway's CPU per good request, good clients alone (µs); absent from older reports. */
+  readonly goodCpuUs?: number
+  /**
+   * The gateway's CPU per flood request in place (µs): its CPU under the flood less the good
+   * requests at their cost alone, per flood request meanwhile. Absent from older reports.
+   */
+  readonly floodCpuUs?: number
+  /** Cores of the gateway busy under the flood: below 1, the gateway was not what limited. */
+  readonly busyUnderFlood?: number
 }
 
 /** The embedded store's first start, on an empty data directory (MB). */

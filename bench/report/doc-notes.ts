@@ -1,4 +1,4 @@
-import type { BenchReport, ScenarioSummary } from '../lib/types.js'
+import type { BenchReport, FloodResult, ScenarioSummary } from '../lib/types.js'
 import { ACCESS_LOG_TARGET, comparedScenarios, RSA_FRESH_TARGET } from './cpu-targets.js'
 import { koaFloorOf } from './summarize.js'
 import { ms } from './table.js'
@@ -29,7 +29,7 @@ export function limitNote(target: TargetResult, report: BenchReport): string {
       const statuses = Object.entries(f.floodStatuses)
         .map(([status, count]) => `${count} × ${status}`)
         .join(', ')
-      return `The flood ran at ${Math.round(f.floodAchievedRps).toLocaleString('en-US')} req/s of the ${f.floodRate.toLocaleString('en-US')} asked (answers: ${statuses || 'none'}); good clients went from ${Math.round(f.aloneRps).toLocaleString('en-US')} to ${Math.round(f.underFloodRps).toLocaleString('en-US')} req/s.`
+      return `The flood ran at ${Math.round(f.floodAchievedRps).toLocaleString('en-US')} req/s of the ${f.floodRate.toLocaleString('en-US')} asked (answers: ${statuses || 'none'}); good clients went from ${Math.round(f.aloneRps).toLocaleString('en-US')} to ${Math.round(f.underFloodRps).toLocaleString('en-US')} req/s.${floodCostNote(f, report)}`
     }
     default:
       return comparedScenarios(target.id).length > 0 ? cpuNote(target, report) : memoryNote(report)
@@ -66,4 +66,17 @@ function memoryNote(report: BenchReport): string {
       ? ''
       : `First start: peak ${f.peakMb.toFixed(1)} MB with the initialising child (gateway ${f.gatewayPeakMb.toFixed(1)} MB, child ${f.childPeakMb.toFixed(1)} MB), ${f.rssMb.toFixed(1)} MB after it. `
   return `${first}${start}; ${cached}.`
+}
+
+/**
+ * What the flood cost the gateway in place, beside what the closed-loop 429 row costs: the
+ * difference is what a request arriving alone costs over one read with others.
+ */
+export function floodCostNote(f: FloodResult, report: BenchReport): string {
+  if (f.goodCpuUs === undefined || f.floodCpuUs === undefined || f.busyUnderFlood === undefined)
+    return ''
+  const row = report.summaries.find((s) => s.scenario === 'pc-429')
+  const closedLoop =
+    row === undefined ? '' : ` (the closed-loop 429 row: ${row.cpuUsPerRequest.toFixed(1)} µs)`
+  return ` Under the flood the gateway was busy ${(f.busyUnderFlood * 100).toFixed(0)} % of a core; a good request cost it ${f.goodCpuUs.toFixed(1)} µs of CPU alone, and each flood request ${f.floodCpuUs.toFixed(1)} µs in place${closedLoop}.`
 }

@@ -1,6 +1,6 @@
 import { runFixedRate } from '../load/fixed-rate.js'
 import type { LoadGenerator } from '../load/generator.js'
-import { awaitQuiet, measure } from '../lib/measure.js'
+import { awaitQuiet, measure, type Measured } from '../lib/measure.js'
 import { whilePaused } from '../lib/pause.js'
 import { addCounts, median, sumValues } from '../lib/stats.js'
 import type { FloodResult } from '../lib/types.js'
@@ -45,6 +45,9 @@ export async function runFlood(
   const flooded: number[] = []
   const floodRps: number[] = []
   const foreign: number[] = []
+  const goodCpu: number[] = []
+  const floodCpu: number[] = []
+  const busy: number[] = []
   const statuses: Record<string, number> = {}
   for (let round = 1; round <= options.rounds; round++) {
     await whilePaused(otherSystemPids(world, 'gw-main'), async () => {
@@ -69,6 +72,10 @@ export async function runFlood(
       const floodResult = await flood.result
       flooded.push(loud.load.requests / loud.load.durationS)
       floodRps.push(floodResult.requests / floodResult.durationS)
+      const cost = floodCost(quiet, loud, floodRps.at(-1) ?? 0)
+      goodCpu.push(cost.goodCpuUs)
+      floodCpu.push(cost.floodCpuUs)
+      busy.push(cost.busyUnderFlood)
       foreign.push(quiet.disturbance.foreignCores, loud.disturbance.foreignCores)
       addCounts(statuses, floodResult.statuses ?? {})
       if (loud.load.unexpected > 0)
@@ -88,5 +95,29 @@ export async function runFlood(
     floodAchievedRps: median(floodRps),
     floodStatuses: statuses,
     foreignCores: median(foreign),
+    goodCpuUs: median(goodCpu),
+    floodCpuUs: median(floodCpu),
+    busyUnderFlood: median(busy),
+  }
+}
+
+/**
+ * What the flood costs the gateway where it runs: each flood request arrives alone (a wake-up,
+ * a read and a write of its own) where the closed-loop 429 row reads many a wake-up, so the
+ * row's CPU per request understates it. Good requests under the flood are charged at their cost
+ * alone; the rest of the gateway's CPU is the flood's.
+ */
+export function floodCost(
+  alone: Pick<Measured, 'load' | 'cpu'>,
+  flooded: Pick<Measured, 'load' | 'cpu'>,
+  floodRps: number,
+): { goodCpuUs: number; floodCpuUs: number; busyUnderFlood: number } {
+  const goodCpuS = alone.load.requests > 0 ? alone.cpu.sutS / alone.load.requests : 0
+  const floodRequests = floodRps * flooded.cpu.wallS
+  const floodCpuS = flooded.cpu.sutS - flooded.load.requests * goodCpuS
+  return {
+    goodCpuUs: goodCpuS * 1e6,
+    floodCpuUs: floodRequests > 0 ? (floodCpuS / floodRequests) * 1e6 : 0,
+    busyUnderFlood: flooded.cpu.wallS > 0 ? flooded.cpu.sutS / flooded.cpu.wallS : 0,
   }
 }
