@@ -7,6 +7,7 @@ import {
   cpuTargets,
   fastifyTarget,
   freshRs256Bound,
+  ratioText,
   roundRatioRange,
 } from '../../../bench/report/cpu-targets.js'
 import { evaluateTargets, type TargetResult } from '../../../bench/report/targets.js'
@@ -66,6 +67,11 @@ void t.test('targets 1–3: CPU per request against the Koa floor, each at its b
     'excluded route (`/health`): CPU/request ≤ 1.15× the Koa floor',
   )
   t.equal(targets['cpu-sa-warm-vs-koa']?.status, 'MISS', '1.3025 > 1.30')
+  t.equal(
+    targets['cpu-sa-warm-vs-koa']?.shown,
+    '1.302 × (52.1 / 40.0 µs)',
+    'a third decimal where two would print the bound beside a MISS',
+  )
   t.equal(targets['cpu-sa-warm-vs-koa']?.required, '≤ 1.30 ×')
   t.equal(targets['cpu-sa-warm-vs-koa']?.source, '23 #2')
   t.equal(targets['cpu-rs256-same-vs-sa']?.status, 'PASS')
@@ -73,6 +79,16 @@ void t.test('targets 1–3: CPU per request against the Koa floor, each at its b
   t.equal(targets['cpu-es256-same-vs-sa']?.status, 'MISS')
   t.equal(targets['cpu-hs256-same-vs-sa']?.status, 'PASS')
   t.equal(targets['cpu-rs256-fresh']?.status, 'NOT MEASURED', 'no verify measured')
+})
+
+void t.test('a ratio is shown to more decimals only where two would print its bound', async (t) => {
+  t.equal(ratioText(1.1516, 1.15), '1.152')
+  t.equal(ratioText(1.15046, 1.15), '1.1505', 'more digits until it differs from the bound')
+  t.equal(ratioText(1.150004, 1.15), '1.1500', 'at most four')
+  t.equal(ratioText(1.149, 1.15), '1.149')
+  t.equal(ratioText(46 / 40, 1.15), '1.15', 'the bound itself')
+  t.equal(ratioText(1.2, 1.15), '1.20')
+  t.equal(ratioText(0.71, 0.6), '0.71')
 })
 
 void t.test('a scenario or its baseline missing is not measured', async (t) => {
