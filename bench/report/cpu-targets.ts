@@ -59,6 +59,9 @@ const REPEATED_JWT: readonly CpuRatio[] = (['RS256', 'ES256', 'HS256'] as const)
   ),
 )
 
+/** The throttled-token row: target 5's 429, and the flood's closed-loop comparison. */
+export const THROTTLED_ROW = 'pc-429'
+
 /** Target 5: answers the gateway gives itself, checked to be what they claim. */
 const SELF_ANSWERED: readonly CpuRatio[] = [
   cpuRatio(
@@ -74,7 +77,7 @@ const SELF_ANSWERED: readonly CpuRatio[] = [
     'cpu-429-vs-koa',
     '23 #5',
     'a 429 (throttled `svc_pat_` flood) ≤ 0.6× the Koa floor’s proxied request',
-    'pc-429',
+    THROTTLED_ROW,
     KOA_FLOOR,
     0.6,
     429,
@@ -190,9 +193,10 @@ function evaluate(
  * itself: "1.15 ×" beside "≤ 1.15 ×" and a MISS reads as a mistake when the ratio was 1.1504.
  */
 export function ratioText(value: number, bound: number): string {
+  if (value === bound) return value.toFixed(2)
   for (let digits = 2; digits < 4; digits++) {
     const text = value.toFixed(digits)
-    if (value === bound || text !== bound.toFixed(digits)) return text
+    if (text !== bound.toFixed(digits)) return text
   }
   return value.toFixed(4)
 }

@@ -1,5 +1,10 @@
 import type { BenchReport, FloodResult, ScenarioSummary } from '../lib/types.js'
-import { ACCESS_LOG_TARGET, comparedScenarios, RSA_FRESH_TARGET } from './cpu-targets.js'
+import {
+  ACCESS_LOG_TARGET,
+  comparedScenarios,
+  RSA_FRESH_TARGET,
+  THROTTLED_ROW,
+} from './cpu-targets.js'
 import { koaFloorOf } from './summarize.js'
 import { ms } from './table.js'
 import type { TargetResult } from './targets.js'
@@ -75,7 +80,7 @@ function memoryNote(report: BenchReport): string {
 export function floodCostNote(f: FloodResult, report: BenchReport): string {
   if (f.goodCpuUs === undefined || f.floodCpuUs === undefined || f.busyUnderFlood === undefined)
     return ''
-  const row = report.summaries.find((s) => s.scenario === 'pc-429')
+  const row = report.summaries.find((s) => s.scenario === THROTTLED_ROW)
   const closedLoop =
     row === undefined ? '' : ` (the closed-loop 429 row: ${row.cpuUsPerRequest.toFixed(1)} µs)`
   return ` Under the flood the gateway was busy ${(f.busyUnderFlood * 100).toFixed(0)} % of a core; a good request cost it ${f.goodCpuUs.toFixed(1)} µs of CPU alone, and each flood request ${f.floodCpuUs.toFixed(1)} µs in place${closedLoop}.`
