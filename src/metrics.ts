@@ -24,9 +24,9 @@ const LATENCY_BUCKETS = [
 
 /**
  * How often the event-loop delay is sampled (prom-client's `eventLoopMonitoringPrecision`, 10 ms
- * by default). Each sample is a wake-up: at 10 ms an idle gateway woke about 105 times a second,
- * and idle gateways sharing a CPU with a busy process took CPU time from it. A stall of this long
- * or longer is always seen; a shorter one is seen in proportion to its length.
+ * by default). Each sample wakes the process: at 10 ms an idle gateway woke about 110 times and
+ * used about 3.8 ms of CPU a second, at 100 ms about 22 times and 1.4 ms. A stall this long or
+ * longer is always seen; a shorter one is seen in proportion to its length.
  */
 export const EVENT_LOOP_RESOLUTION_MS = 100
 

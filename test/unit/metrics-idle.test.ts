@@ -10,7 +10,11 @@ import { PROJECT_ROOT } from '../helpers/project-root.js'
 const WINDOW_MS = 2_000
 /** A 100 ms monitor wakes 20 times in the window, prom-client's default 10 ms one 200 times. */
 const MOST_EXPECTED = 60
-const LEAST_AT_TEN_MS = 100
+/**
+ * libuv re-arms a repeating timer from when it fired, so a late wake-up makes the rest later: on a
+ * busy machine a 10 ms monitor still wakes at least this often unless each wake-up is 18 ms late.
+ */
+const LEAST_AT_TEN_MS = 70
 
 /** The times a process's main thread went to sleep and was woken (a thread's voluntary switches). */
 function mainThreadWakeUps(pid: number): number {
@@ -43,7 +47,7 @@ async function idleWakeUps(setup: string): Promise<number> {
 }
 
 void t.test(
-  'an idle gateway wakes for the event-loop monitor every 100 ms, not every 10 ms',
+  "an idle process with the gateway's metrics wakes every 100 ms, not every 10 ms",
   async (t) => {
     const metrics = JSON.stringify(pathToFileURL(join(PROJECT_ROOT, '.build/src/metrics.js')).href)
     const [gateway, tenMs] = await Promise.all([
