@@ -37,7 +37,11 @@ async function idleWakeUps(setup: string): Promise<number> {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   try {
-    await once(child.stdout, 'data')
+    // A setup that fails ends the process: that is a failure here, not a wait until the timeout.
+    const exited = once(child, 'exit').then(([code]) => {
+      throw new Error(`the idle process exited (${String(code)}) before it was ready`)
+    })
+    await Promise.race([once(child.stdout, 'data'), exited])
     const before = mainThreadWakeUps(child.pid as number)
     await new Promise((resolve) => setTimeout(resolve, WINDOW_MS))
     return mainThreadWakeUps(child.pid as number) - before
