@@ -1,6 +1,7 @@
-import { errorHeaders, type GatewayError } from '../errors.js'
+import type { GatewayError } from '../errors.js'
 import type { MatchedRoute } from '../policy/catalogue/route-catalogue.js'
 import { corsErrorHeaders } from './cors.js'
+import { REQUEST_ID } from './request-id.js'
 import type { GatewayContext } from './state.js'
 
 /** A surface's own form of a refusal on its routes (the MCP OAuth challenge). */
@@ -12,12 +13,13 @@ export interface RefusalSettings {
   readonly shape?: ShapeRefusal | undefined
 }
 
-const JSON_TYPE = 'application/json'
-
 /**
  * The one place a refusal becomes a response: its status, challenge and headers, CORS for an
- * allowed Origin, `{"detail": …}`. A denied decision is answered here directly, as a value: no
- * exception unwinds the middleware chain for the 401s and 429s a flood of bad credentials makes.
+ * allowed Origin, `{"detail": …}`, the request's X-Request-Id. A denied decision is answered
+ * here directly, as a value: no exception unwinds the middleware chain for the 401s and 429s a
+ * flood of bad credentials makes. The answer is written by this function, not by Koa: the
+ * error's prepared fields and body in one `writeHead` and `end`, where Koa's response setters
+ * and `respond` set each field on its own (see `GatewayError#answerFields`).
  */
 export function answerRefusal(
   ctx: GatewayContext,
@@ -27,15 +29,19 @@ export function answerRefusal(
   const route = ctx.state.request?.route
   const error =
     route === undefined || settings.shape === undefined ? thrown : settings.shape(route, thrown)
-  const res = ctx.res
-  ctx.respond = true
-  ctx.status = error.status
-  const headers = errorHeaders(error)
-  for (const name in headers) res.setHeader(name, headers[name] as string)
-  const origin = ctx.req.headers.origin
-  const cors = corsErrorHeaders(origin, settings.allowedOrigins)
-  if (cors !== undefined) for (const name in cors) res.setHeader(name, cors[name] as string)
-  res.setHeader('content-type', JSON_TYPE)
-  ctx.body = error.bodyText
   ctx.state.refusal = error
+  ctx.respond = false
+  const res = ctx.res
+  // As Koa's `respond` does: a connection that can no longer be written to is not answered.
+  if (res.writableEnded || res.socket?.writable === false) {
+    res.statusCode = error.status
+    return
+  }
+  const fields = error.answerFields.slice()
+  const cors = corsErrorHeaders(ctx.req.headers.origin, settings.allowedOrigins)
+  if (cors !== undefined) for (const name in cors) fields.push(name, cors[name] as string)
+  const id = ctx.state.client?.requestId
+  if (id !== undefined && !res.hasHeader(REQUEST_ID)) fields.push(REQUEST_ID, id)
+  res.writeHead(error.status, fields)
+  res.end(error.bodyBytes)
 }

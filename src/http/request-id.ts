@@ -1,6 +1,6 @@
 import type { GatewayContext } from './state.js'
 
-const REQUEST_ID = 'x-request-id'
+export const REQUEST_ID = 'x-request-id'
 
 /**
  * Answers the request's id as X-Request-Id, unless the answer already carries one (an upstream

@@ -73,6 +73,19 @@ void t.test('shape failures say what is wrong', async (t) => {
 })
 
 void t.test(
+  'the characters beside each base62 range are refused in body and checksum',
+  async (t) => {
+    const { token } = mintToken()
+    for (const position of [8, 30, 51, 56]) {
+      for (const outside of ['/', ':', '@', '[', '`', '{', '\u007f', '\u0000', '\u0130']) {
+        const mutated = token.slice(0, position) + outside + token.slice(position + 1)
+        t.equal(checkTokenShape(mutated), 'charset', `${JSON.stringify(outside)} at ${position}`)
+      }
+    }
+  },
+)
+
+void t.test(
   'minting is stable: the same bytes give the same token, checksum and hash',
   async (t) => {
     const vectors = [
