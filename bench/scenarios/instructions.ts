@@ -1,20 +1,27 @@
 /**
  * The instructions phase: user-space instructions a request of the Koa floor and of the gateway
- * (excluded route, warm service-account token), counted by valgrind's callgrind. A count is a
- * reading the host's other work hardly moves, unlike CPU time (a target's rounds read 0.9 to 1.8
- * times the floor on a shared machine); it is what the CPU targets 1 and 2 would read on an idle
- * machine without caches, and says nothing of memory stalls.
+ * (excluded route, warm service-account token), and of a 401 each answers itself, counted by
+ * valgrind's callgrind. A count is a reading the host's other work hardly moves, unlike CPU time
+ * (a target's rounds read 0.9 to 1.8 times the floor on a shared machine); it is what the CPU
+ * targets 1, 2 and 5 would read on an idle machine without caches, and says nothing of memory
+ * stalls.
  */
 import { Pool } from 'undici'
 import { callgrindWrapper, countWindow } from '../lib/callgrind.js'
 import type { InstructionResult } from '../lib/types.js'
 import { countingUpstream } from './allocation.js'
-import { THROUGHPUT_SCENARIOS } from './catalog.js'
+import { THROUGHPUT_SCENARIOS, type ThroughputScenario } from './catalog.js'
 import { startSubject, type Subject } from './subject.js'
 import type { World } from './world.js'
 
 /** The throughput scenarios counted, in this order (the Koa floor first: the ratios' base). */
-export const INSTRUCTION_SCENARIOS = ['koa-floor', 'pc-excluded', 'pc-sa-warm'] as const
+export const INSTRUCTION_SCENARIOS = [
+  'koa-floor',
+  'pc-excluded',
+  'pc-sa-warm',
+  'koa-floor-401-set',
+  'pc-401',
+] as const
 /** Requests before counting: every path compiled by V8's optimizing tier and settled. */
 export const INSTRUCTION_WARMUP = 20_000
 /** Requests a counted window; the lowest of INSTRUCTION_WINDOWS windows is the figure. */
@@ -41,15 +48,26 @@ const FULL = {
 }
 const QUICK = { warmup: 2_000, window: 500, windows: 2 }
 
-/** Sends `count` requests, INSTRUCTION_CONCURRENCY at a time; each must be answered 200. */
-async function send(pool: Pool, path: string, headers: Subject['headers'], count: number) {
+/**
+ * Sends `count` requests, INSTRUCTION_CONCURRENCY at a time; each must be answered with the
+ * scenario's status.
+ */
+async function send(
+  pool: Pool,
+  scenario: ThroughputScenario,
+  headers: Subject['headers'],
+  count: number,
+) {
+  const { path, expectStatus } = scenario
   let sent = 0
   const worker = async () => {
     while (sent < count) {
       sent += 1
       const response = await pool.request({ method: 'GET', path, headers })
       await response.body.dump()
-      if (response.statusCode !== 200) throw new Error(`${path} answered ${response.statusCode}`)
+      if (response.statusCode !== expectStatus) {
+        throw new Error(`${path} answered ${response.statusCode}, not ${expectStatus}`)
+      }
     }
   }
   await Promise.all(Array.from({ length: INSTRUCTION_CONCURRENCY }, worker))
@@ -87,11 +105,11 @@ export async function measureInstructions(
     pool = new Pool(subject.system.baseUrl, { connections: INSTRUCTION_CONCURRENCY })
     const { headers } = subject
     const sizes = options.quick === true ? QUICK : FULL
-    await send(pool, scenario.path, headers, sizes.warmup)
+    await send(pool, scenario, headers, sizes.warmup)
     const windows: number[] = []
     for (let index = 0; index < sizes.windows; index++) {
       const counted = await countWindow(world.dir, name, pid, () =>
-        send(pool as Pool, scenario.path, headers, sizes.window),
+        send(pool as Pool, scenario, headers, sizes.window),
       )
       windows.push(Math.round(counted / sizes.window))
     }

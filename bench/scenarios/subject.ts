@@ -27,7 +27,11 @@ export interface SubjectOptions extends Pick<
   readonly cacheTtlSeconds?: number
 }
 
-/** The system of `scenario` (koa-floor, pc-excluded, pc-sa-warm) in front of `upstreamUrl`. */
+/**
+ * The system of `scenario` in front of `upstreamUrl`: the Koa floor for its rows (koa-floor,
+ * koa-floor-401-set), the main gateway's configuration for the others (pc-excluded, pc-sa-warm,
+ * pc-401).
+ */
 export async function startSubject(
   world: World,
   scenario: string,
@@ -40,7 +44,7 @@ export async function startSubject(
     ...(wrapper && { wrapper }),
     ...(readyTimeoutMs && { readyTimeoutMs }),
   }
-  if (scenario === 'koa-floor') {
+  if (scenario.startsWith('koa-floor')) {
     const system = await startKoaProxy(world.dir, upstreamUrl, world.pinning.sut, started)
     return { system, headers: {} }
   }

@@ -12,7 +12,8 @@ import {
   instructionsSection,
 } from '../../../bench/report/instructions.js'
 import { evaluateTargets } from '../../../bench/report/targets.js'
-import { PHASES, selectIds } from '../../../bench/scenarios/catalog.js'
+import { PHASES, THROUGHPUT_SCENARIOS, selectIds } from '../../../bench/scenarios/catalog.js'
+import { INSTRUCTION_SCENARIOS } from '../../../bench/scenarios/instructions.js'
 import { EMPTY_REPORT } from './empty-report.js'
 
 void t.test("a callgrind dump's total is its totals line", async (t) => {
@@ -99,4 +100,18 @@ void t.test('docs/benchmarks.md with the instructions phase, and without it', as
 void t.test('a phase of its own, selected by name', async (t) => {
   t.ok(PHASES.includes('instructions'))
   t.same(selectIds(['instructions']), ['instructions'])
+})
+
+void t.test('each counted row is a throughput row, the 401s expected as 401s', async (t) => {
+  const counted = INSTRUCTION_SCENARIOS.map((id) => {
+    const scenario = THROUGHPUT_SCENARIOS.find((s) => s.id === id)
+    return [id, scenario?.expectStatus]
+  })
+  t.same(counted, [
+    ['koa-floor', 200],
+    ['pc-excluded', 200],
+    ['pc-sa-warm', 200],
+    ['koa-floor-401-set', 401],
+    ['pc-401', 401],
+  ])
 })
