@@ -7,6 +7,7 @@ import { startGateway } from '../systems/gateway.js'
 import { prepareStore } from '../systems/store.js'
 import type { RunningSystem } from '../systems/system.js'
 import { startKoaProxy, type NodeServerOptions } from '../systems/upstream.js'
+import { THROUGHPUT_SCENARIOS } from './catalog.js'
 import type { World } from './world.js'
 
 export interface Subject {
@@ -28,9 +29,9 @@ export interface SubjectOptions extends Pick<
 }
 
 /**
- * The system of `scenario` in front of `upstreamUrl`: the Koa floor for its rows (koa-floor,
- * koa-floor-401-set), the main gateway's configuration for the others (pc-excluded, pc-sa-warm,
- * pc-401).
+ * The system of `scenario` in front of `upstreamUrl`: the Koa floor for the rows the catalogue
+ * runs on it (koa-floor, koa-floor-401-set), the main gateway's configuration for the others
+ * (pc-excluded, pc-sa-warm, pc-401).
  */
 export async function startSubject(
   world: World,
@@ -44,7 +45,7 @@ export async function startSubject(
     ...(wrapper && { wrapper }),
     ...(readyTimeoutMs && { readyTimeoutMs }),
   }
-  if (scenario.startsWith('koa-floor')) {
+  if (THROUGHPUT_SCENARIOS.find((s) => s.id === scenario)?.system === 'koa-floor') {
     const system = await startKoaProxy(world.dir, upstreamUrl, world.pinning.sut, started)
     return { system, headers: {} }
   }
