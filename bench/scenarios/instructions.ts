@@ -1,10 +1,10 @@
 /**
  * The instructions phase: user-space instructions a request of the Koa floor and of the gateway
- * (excluded route, warm service-account token), and of a 401 each answers itself, counted by
- * valgrind's callgrind. A count is a reading the host's other work hardly moves, unlike CPU time
- * (a target's rounds read 0.9 to 1.8 times the floor on a shared machine); it is what the CPU
- * targets 1, 2 and 5 would read on an idle machine without caches, and says nothing of memory
- * stalls.
+ * (excluded route, warm service-account token), of a 401 each answers itself and of the
+ * gateway's 429 to a throttled address, counted by valgrind's callgrind. A count is a reading the
+ * host's other work hardly moves, unlike CPU time (a target's rounds read 0.9 to 1.8 times the
+ * floor on a shared machine); it is what the CPU targets 1, 2 and 5 would read on an idle machine
+ * without caches, and says nothing of memory stalls.
  */
 import { Pool } from 'undici'
 import { callgrindWrapper, countWindow } from '../lib/callgrind.js'
@@ -12,6 +12,7 @@ import type { InstructionResult } from '../lib/types.js'
 import { countingUpstream } from './allocation.js'
 import { THROUGHPUT_SCENARIOS, type ThroughputScenario } from './catalog.js'
 import { startSubject, type Subject } from './subject.js'
+import { reach } from './throughput.js'
 import type { World } from './world.js'
 
 /** The throughput scenarios counted, in this order (the Koa floor first: the ratios' base). */
@@ -21,6 +22,7 @@ export const INSTRUCTION_SCENARIOS = [
   'pc-sa-warm',
   'koa-floor-401-set',
   'pc-401',
+  'pc-429',
 ] as const
 /** Requests before counting: every path compiled by V8's optimizing tier and settled. */
 export const INSTRUCTION_WARMUP = 20_000
@@ -105,6 +107,13 @@ export async function measureInstructions(
     pool = new Pool(subject.system.baseUrl, { connections: INSTRUCTION_CONCURRENCY })
     const { headers } = subject
     const sizes = options.quick === true ? QUICK : FULL
+    // The 429 scenario's address is throttled only once its failures (401s) fill the window.
+    await reach(
+      `${subject.system.baseUrl}${scenario.path}`,
+      { headers },
+      undefined,
+      scenario.expectStatus,
+    )
     await send(pool, scenario, headers, sizes.warmup)
     const windows: number[] = []
     for (let index = 0; index < sizes.windows; index++) {

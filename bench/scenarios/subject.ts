@@ -31,7 +31,7 @@ export interface SubjectOptions extends Pick<
 /**
  * The system of `scenario` in front of `upstreamUrl`: the Koa floor for the rows the catalogue
  * runs on it (koa-floor, koa-floor-401-set), the main gateway's configuration for the others
- * (pc-excluded, pc-sa-warm, pc-401).
+ * (pc-excluded, pc-sa-warm, pc-401, pc-429).
  */
 export async function startSubject(
   world: World,
@@ -45,7 +45,9 @@ export async function startSubject(
     ...(wrapper && { wrapper }),
     ...(readyTimeoutMs && { readyTimeoutMs }),
   }
-  if (THROUGHPUT_SCENARIOS.find((s) => s.id === scenario)?.system === 'koa-floor') {
+  const entry = THROUGHPUT_SCENARIOS.find((s) => s.id === scenario)
+  if (entry === undefined) throw new Error(`unknown scenario ${scenario}`)
+  if (entry.system === 'koa-floor') {
     const system = await startKoaProxy(world.dir, upstreamUrl, world.pinning.sut, started)
     return { system, headers: {} }
   }
@@ -66,7 +68,10 @@ export async function startSubject(
     world.dir,
     world.pinning.sut,
   )
-  const headers: Record<string, string> =
-    scenario === 'pc-sa-warm' ? { authorization: `Bearer ${account?.token ?? ''}` } : {}
+  // The main gateway's account is this process's own; other credentials are the run's.
+  const headers =
+    entry.credential === 'sa-main'
+      ? { authorization: `Bearer ${account?.token ?? ''}` }
+      : (world.credentials.get(entry.credential)?.headers ?? {})
   return { system, headers }
 }

@@ -38,7 +38,7 @@ const MAX_REACH_REQUESTS = 100
  * Requests with the scenario's credential until one answers the scenario's status (the 429
  * scenario's throttle needs failures first); a scenario that never does is skipped.
  */
-async function reach(
+export async function reach(
   url: string,
   credential: CredentialSpec,
   firstToken: string | undefined,

@@ -102,16 +102,20 @@ void t.test('a phase of its own, selected by name', async (t) => {
   t.same(selectIds(['instructions']), ['instructions'])
 })
 
-void t.test('each counted row is a throughput row, the 401s expected as 401s', async (t) => {
-  const counted = INSTRUCTION_SCENARIOS.map((id) => {
-    const scenario = THROUGHPUT_SCENARIOS.find((s) => s.id === id)
-    return [id, scenario?.expectStatus]
-  })
-  t.same(counted, [
-    ['koa-floor', 200],
-    ['pc-excluded', 200],
-    ['pc-sa-warm', 200],
-    ['koa-floor-401-set', 401],
-    ['pc-401', 401],
-  ])
-})
+void t.test(
+  'each counted row is a throughput row, the 401s and the 429 expected as such',
+  async (t) => {
+    const counted = INSTRUCTION_SCENARIOS.map((id) => {
+      const scenario = THROUGHPUT_SCENARIOS.find((s) => s.id === id)
+      return [id, scenario?.expectStatus]
+    })
+    t.same(counted, [
+      ['koa-floor', 200],
+      ['pc-excluded', 200],
+      ['pc-sa-warm', 200],
+      ['koa-floor-401-set', 401],
+      ['pc-401', 401],
+      ['pc-429', 429],
+    ])
+  },
+)
