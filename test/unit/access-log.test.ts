@@ -165,6 +165,25 @@ void t.test('a record without a reason has no reason key', async (t) => {
   t.notOk('reason' in (logs.records()[0] ?? {}))
 })
 
+void t.test('each line carries its own reason, however often reasons repeat', async (t) => {
+  const logs = new LogCapture()
+  const access = new AccessLog(createLogger({ level: 'info', destination: logs }))
+  const reasons = [
+    'credential.missing',
+    'service_account.throttled',
+    'credential.missing',
+    undefined,
+    'http.header_overflow',
+    'service_account.throttled',
+  ] as const
+  for (const reason of reasons) access.write({ ...record, status: 401, reason })
+  access.flush()
+  t.same(
+    logs.records().map((line) => line.reason),
+    reasons,
+  )
+})
+
 void t.test('a 5xx the gateway answered is a warning; the upstream’s own 5xx is not', async (t) => {
   const logs = new LogCapture()
   const logger = createLogger({ level: 'warn', destination: logs })
