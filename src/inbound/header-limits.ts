@@ -27,7 +27,9 @@ const SINGLETONS: Readonly<Record<string, ReasonFor<'BAD_REQUEST'>>> = {
  * name compared with the few that matter as it is spelled.
  */
 export function assertHeaderFields(rawHeaders: readonly string[]): void {
-  let seen: Set<string> | undefined
+  // A bit per singleton seen: every request has a Host field, and a set made for it was the
+  // pass's largest cost.
+  let seen = 0
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = WATCHED.find(rawHeaders[index] as string)
     if (name === undefined) continue
@@ -37,9 +39,9 @@ export function assertHeaderFields(rawHeaders: readonly string[]): void {
     }
     const reason = SINGLETONS[name]
     if (reason === undefined) continue
-    seen ??= new Set()
-    if (seen.has(name)) throw new GatewayError('BAD_REQUEST', 'Bad Request', { reason })
-    seen.add(name)
+    const bit = 1 << SINGLETON_NAMES.indexOf(name)
+    if ((seen & bit) !== 0) throw new GatewayError('BAD_REQUEST', 'Bad Request', { reason })
+    seen |= bit
   }
 }
 
@@ -53,7 +55,8 @@ const END_TO_END = new Set([
   'x-agent-id',
 ])
 
-const WATCHED = new FieldNames(['connection', ...Object.keys(SINGLETONS)])
+const SINGLETON_NAMES = Object.keys(SINGLETONS)
+const WATCHED = new FieldNames(['connection', ...SINGLETON_NAMES])
 
 /**
  * A field listed in `Connection` is removed before forwarding (RFC 9110 §7.6.1). Listing one the

@@ -149,6 +149,13 @@ void t.test('readInbound refuses what could be read two ways', async (t) => {
   t.match(refusal(read(['Content-Type', 'a/b', 'content-type', 'c/d'])), {
     reason: 'headers.duplicate_content_type',
   })
+  t.doesNotThrow(read(['Host', 'a', 'Content-Type', 'a/b']), 'one of each is no duplicate')
+  t.match(refusal(read(['Content-Type', 'a/b', 'Host', 'a', 'HOST', 'b'])), {
+    reason: 'headers.duplicate_host',
+  })
+  t.match(refusal(read(['Host', 'a', 'Content-Type', 'a/b', 'CONTENT-TYPE', 'c/d'])), {
+    reason: 'headers.duplicate_content_type',
+  })
   t.match(refusal(read(['Connection', 'close, Content-Type'])), {
     reason: 'headers.connection_option',
   })
