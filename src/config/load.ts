@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { parseDocument } from 'yaml'
+import { deepFreeze } from '../deep-freeze.js'
 import type { z } from 'zod'
 import { applyEnvironmentWithOrigins, type EnvOrigin } from './env.js'
 import { configSchema, type Config, type RawConfig } from './schema.js'
@@ -253,14 +254,6 @@ function resolveSecrets(
     copy[key] = resolveSecrets(value, [...path, key], sources, issues, files)
   }
   return copy
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
 }
 
 export type { Config, RawConfig }

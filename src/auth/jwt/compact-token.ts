@@ -1,5 +1,5 @@
 import { BoundedCache } from '../../bounded-cache.js'
-import { deepFreeze } from './deep-freeze.js'
+import { deepFreeze } from '../../deep-freeze.js'
 import { invalidToken } from './jwt-errors.js'
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.js'
 import { isReservedPrincipal, type Principal } from '../../principal.js'
-import { deepFreeze } from './deep-freeze.js'
+import { deepFreeze } from '../../deep-freeze.js'
 import { audienceMismatch, audienceMissing, reservedSubject } from './jwt-errors.js'
 import { claimSeconds } from './registered-claims.js'
 

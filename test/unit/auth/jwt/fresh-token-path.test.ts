@@ -1,6 +1,6 @@
 import t from 'tap'
 import { decodeHeader } from '../../../../src/auth/jwt/compact-token.js'
-import { deepFreeze } from '../../../../src/auth/jwt/deep-freeze.js'
+import { deepFreeze } from '../../../../src/deep-freeze.js'
 import { scopesFromClaim } from '../../../../src/auth/jwt/jwt-claims.js'
 import { NOT_RESPONSIBLE } from '../../../../src/auth/verifier.js'
 import { GatewayError } from '../../../../src/errors.js'

@@ -1,7 +1,7 @@
 /**
- * Freezes a decoded JSON value all through, as what a verifier keeps is shared by the requests
- * that present the same token. Iterative, as a `validate: false` payload may nest thousands of
- * levels deep; only objects are queued, and a token's claims are mostly strings and numbers.
+ * Freezes a value all through: the loaded configuration, and the decoded JSON a verifier keeps
+ * (shared by the requests that present the same token). Iterative, as a `validate: false`
+ * payload may nest thousands of levels deep; only objects are queued.
  */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
