@@ -37,23 +37,26 @@ export class FailedLookupThrottle {
   }
 
   /**
-   * Whether a token from this key may be looked up in the store. Always for a key that is not
-   * limited; for a limited one, a few per second: AgentOS looks every token up before its limiter
-   * (so a valid token from a limited address still passes), which a flood of distinct unknown
-   * tokens turns into a store query per request. Past the budget the token is refused with 429
-   * unread, and a valid one passes again within the second.
+   * 0 when a token from this key may be looked up in the store now; otherwise the Retry-After
+   * (`retryAfterSeconds`) of the 429 it gets unread. Always 0 for a key that is not limited; for a
+   * limited one, 0 a few times per second: AgentOS looks every token up before its limiter (so a
+   * valid token from a limited address still passes), which a flood of distinct unknown tokens
+   * turns into a store query per request. Past the budget a valid token passes again within the
+   * second. The key's window is read once: this runs for every request of a flood.
    */
-  mayLookUp(key: string, nowMs: number): boolean {
-    if (this.#limitedLookups === 0 || !this.isLimited(key, nowMs)) return true
+  lookupRetryAfter(key: string, nowMs: number): number {
+    if (this.#limitedLookups === 0) return 0
+    const retryAfter = this.retryAfterSeconds(key, nowMs)
+    if (retryAfter === 0) return 0
     const second = Math.floor(nowMs / 1000)
     const budget = this.#budgets.get(key)
     if (budget === undefined || budget.second !== second) {
       this.#budgets.set(key, { second, used: 1 })
-      return true
+      return 0
     }
-    if (budget.used >= this.#limitedLookups) return false
+    if (budget.used >= this.#limitedLookups) return retryAfter
     budget.used += 1
-    return true
+    return 0
   }
 
   isLimited(key: string, nowMs: number): boolean {

@@ -46,15 +46,23 @@ void t.test(
 
 void t.test('a limited key may cause only a few lookups per second', async (t) => {
   const throttle = new FailedLookupThrottle({ ...options, limitedLookupsPerSecond: 2 })
-  for (let n = 0; n < 5; n++) t.ok(throttle.mayLookUp('a', 0), 'not limited: every lookup')
+  for (let n = 0; n < 5; n++)
+    t.equal(throttle.lookupRetryAfter('a', 0), 0, 'not limited: every lookup')
   for (let n = 0; n < 20; n++) throttle.recordFailure('a', 100)
-  t.ok(throttle.mayLookUp('a', 1_000))
-  t.ok(throttle.mayLookUp('a', 1_500))
-  t.notOk(throttle.mayLookUp('a', 1_999), 'the third in one second')
-  t.ok(throttle.mayLookUp('b', 1_999), 'another key is not affected')
-  t.ok(throttle.mayLookUp('a', 2_000), 'a new second')
-  t.ok(throttle.mayLookUp('a', 60_100), 'the window drained: no bound')
+  t.equal(throttle.lookupRetryAfter('a', 1_000), 0)
+  t.equal(throttle.lookupRetryAfter('a', 1_500), 0)
+  t.equal(
+    throttle.lookupRetryAfter('a', 1_999),
+    throttle.retryAfterSeconds('a', 1_999),
+    'the third in one second is refused, told when the window drains',
+  )
+  t.equal(throttle.lookupRetryAfter('a', 1_999), 59, 'the failures at 0.1 s leave at 60.1 s')
+  t.equal(throttle.lookupRetryAfter('b', 1_999), 0, 'another key is not affected')
+  t.equal(throttle.lookupRetryAfter('a', 2_000), 0, 'a new second')
+  t.equal(throttle.lookupRetryAfter('a', 60_100), 0, 'the window drained: no bound')
   const unbounded = new FailedLookupThrottle({ ...options, limitedLookupsPerSecond: 0 })
   for (let n = 0; n < 20; n++) unbounded.recordFailure('a', 0)
-  for (let n = 0; n < 10; n++) t.ok(unbounded.mayLookUp('a', 0), '0: AgentOS, every lookup')
+  for (let n = 0; n < 10; n++) {
+    t.equal(unbounded.lookupRetryAfter('a', 0), 0, '0: AgentOS, every lookup')
+  }
 })

@@ -48,6 +48,30 @@ void t.test('25 bad tokens from one address: the 21st is 429 with Retry-After', 
   )
 })
 
+void t.test('addresses taking turns are each throttled on their own count', async (t) => {
+  const { verify } = verifierFixture()
+  const loud: number[] = []
+  const quiet: number[] = []
+  for (let index = 0; index < 22; index += 1) {
+    loud.push(
+      ((await failure(verify(mintToken().token, '203.0.113.7'))) as { status: number }).status,
+    )
+    if (index % 2 === 0) {
+      quiet.push(
+        ((await failure(verify(mintToken().token, '198.51.100.7'))) as { status: number }).status,
+      )
+    }
+  }
+  t.same(loud, [...Array<number>(20).fill(401), 429, 429])
+  t.same(quiet, Array<number>(11).fill(401), 'eleven failures of its own: not limited')
+  t.match(
+    await failure(verify(mintToken().token, '2001:db8:1:2::9')),
+    { status: 401 },
+    'a third address between them starts afresh',
+  )
+  t.match(await failure(verify(mintToken().token, '203.0.113.7')), { status: 429 })
+})
+
 void t.test('every kind of failure counts, malformed included', async (t) => {
   const { verify, mint, store, clock } = verifierFixture()
   const revoked = await mint()
