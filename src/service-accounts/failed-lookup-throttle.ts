@@ -59,10 +59,6 @@ export class FailedLookupThrottle {
     return 0
   }
 
-  isLimited(key: string, nowMs: number): boolean {
-    return this.#recent(key, nowMs).length >= this.#maxFailures
-  }
-
   /** Records a failure; true when the key is limited from now on. */
   recordFailure(key: string, nowMs: number): boolean {
     const recent = this.#recent(key, nowMs)
@@ -73,7 +69,10 @@ export class FailedLookupThrottle {
     return recent.length >= this.#maxFailures
   }
 
-  /** Whole seconds until a failure from this key would be let through again (0: not limited). */
+  /**
+   * Whole seconds until a failure from this key would be let through again: 0 exactly when the
+   * key is not limited.
+   */
   retryAfterSeconds(key: string, nowMs: number): number {
     const recent = this.#recent(key, nowMs)
     const blocking = recent[recent.length - this.#maxFailures]
