@@ -31,6 +31,13 @@ interface OpenTally {
   readonly request: RefusedRequest
 }
 
+interface WindowKey {
+  readonly reason: RefusalReason
+  readonly clientAddress: string
+  readonly accountId: string
+  readonly key: string
+}
+
 export interface RefusedTallyOptions {
   readonly windowMs: number
   /** Most windows open at once; past it the oldest is closed early. */
@@ -48,6 +55,12 @@ export interface RefusedTallyOptions {
 export class RefusedTally {
   readonly #options: RefusedTallyOptions
   readonly #open = new Map<string, OpenTally>()
+  /**
+   * The last refusal's key and what it was made of: a flood repeats one address, reason and
+   * account, and building its key (a new string, flattened and hashed for the map) cost about
+   * 1,000 instructions a refusal.
+   */
+  #lastKey: WindowKey | undefined
 
   constructor(options: RefusedTallyOptions) {
     this.#options = options
@@ -63,7 +76,7 @@ export class RefusedTally {
     request: AuditedRequest,
   ): void {
     const { clock, windowMs, maxOpen } = this.#options
-    const key = `${reason}\u0000${request.clientAddress}\u0000${account?.id ?? ''}`
+    const key = this.#keyOf(reason, request.clientAddress, account?.id ?? '')
     const now = clock.monotonic()
     const open = this.#open.get(key)
     if (open !== undefined && now - open.openedAt < windowMs) {
@@ -88,6 +101,21 @@ export class RefusedTally {
       account,
       request: first,
     })
+  }
+
+  #keyOf(reason: RefusalReason, clientAddress: string, accountId: string): string {
+    const last = this.#lastKey
+    if (
+      last !== undefined &&
+      last.reason === reason &&
+      last.clientAddress === clientAddress &&
+      last.accountId === accountId
+    ) {
+      return last.key
+    }
+    const key = `${reason}\u0000${clientAddress}\u0000${accountId}`
+    this.#lastKey = { reason, clientAddress, accountId, key }
+    return key
   }
 
   /** Ends the windows that are over (every window when `all`). */

@@ -85,6 +85,40 @@ void t.test('each address, reason and account has a window of its own', async (t
   )
 })
 
+void t.test('refusals taking turns each count in their own window', async (t) => {
+  const { events, tally, request } = fixture()
+  const other = { id: 'id-2', name: 'other' }
+  // The same address, reason and account in a row, then another, again and again: a key kept from
+  // the last refusal must follow every change, whichever part changed.
+  const turns = [
+    ['unknown', undefined, '198.51.100.1'],
+    ['unknown', undefined, '198.51.100.1'],
+    ['unknown', undefined, '198.51.100.2'],
+    ['revoked', bot, '198.51.100.2'],
+    ['revoked', other, '198.51.100.2'],
+    ['revoked', other, '198.51.100.2'],
+    ['unknown', undefined, '198.51.100.1'],
+  ] as const
+  for (let round = 0; round < 3; round += 1) {
+    for (const [reason, account, address] of turns) tally.add(reason, account, request(address))
+  }
+  tally.closeDue(true)
+  t.same(
+    events.map((event) => [
+      event.details.reason,
+      event.clientAddress,
+      event.accountName,
+      event.details.count,
+    ]),
+    [
+      ['unknown', '198.51.100.1', null, 9],
+      ['unknown', '198.51.100.2', null, 3],
+      ['revoked', '198.51.100.2', 'bot', 3],
+      ['revoked', '198.51.100.2', 'other', 6],
+    ],
+  )
+})
+
 void t.test('a refusal after its window ended opens the next one', async (t) => {
   const { clock, events, tally, request } = fixture()
   tally.add('unknown', undefined, request())
