@@ -5,6 +5,7 @@ import { selfTimeByPackage, topSelfTime, type CpuProfile } from './lib/profile.j
 import type {
   BenchOptions,
   BenchReport,
+  HostSpeedReading,
   MachineInfo,
   Sample,
   SkippedScenario,
@@ -13,6 +14,7 @@ import type { PhaseResults } from './phases.js'
 import { allocationSection } from './report/allocation.js'
 import { instructionsSection } from './report/instructions.js'
 import { renderDoc } from './report/doc.js'
+import { hostSpeedOf } from './report/host-speed.js'
 import { disturbedSamples, summarize } from './report/summarize.js'
 import {
   skippedLines,
@@ -35,6 +37,7 @@ export interface Collected extends PhaseResults {
   readonly build: string
   readonly samples: Sample[]
   readonly skipped: SkippedScenario[]
+  readonly hostSpeed: HostSpeedReading[]
   readonly notes: string[]
   readonly profileDir: string | undefined
 }
@@ -74,6 +77,13 @@ function publish(report: BenchReport, writeDocs: boolean, log: (line: string) =>
   out.push(textTable(TARGET_HEADER, targetRows(targets)), '')
   out.push(...allocationSection(report.allocation, false))
   out.push(...instructionsSection(report.instructions, false))
+  const speed = hostSpeedOf(report)
+  if (speed !== null) out.push(speed.line)
+  if (speed?.uneven === true) {
+    out.push(
+      `WARNING: the machine's speed moved during the run (slowest ${speed.spread.toFixed(2)} × the fastest).`,
+    )
+  }
   const disturbed = disturbedSamples(report.samples)
   if (disturbed.length > 0) {
     out.push(

@@ -16,6 +16,7 @@ import { finish, republish, type Collected } from './finish.js'
 import { selectIds, systemsNeeded, THROUGHPUT_SCENARIOS } from './scenarios/catalog.js'
 import { runPhases } from './phases.js'
 import { runThroughput } from './scenarios/throughput.js'
+import { HOST_CHECK, runRsaVerify } from './scenarios/rsa-verify.js'
 import { buildWorld } from './scenarios/world.js'
 import { PROJECT_ROOT, useGatewayBuild } from './systems/gateway.js'
 import { buildGateway } from './lib/build.js'
@@ -81,7 +82,11 @@ async function main(): Promise<void> {
   log(
     `measuring ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.durationS} s with ${gen.name}; ${pinning.description}`,
   )
-  const { samples, skipped } = await runThroughput(world, scenarios, gen, {
+  const hostCheck = async () => {
+    const reading = await runRsaVerify(world, (line) => log(`host check: ${line}`), HOST_CHECK)
+    return reading.cpuUsPerVerify
+  }
+  const { samples, skipped, hostSpeed } = await runThroughput(world, scenarios, gen, {
     rounds: options.rounds,
     durationS: options.durationS,
     sliceS: options.sliceS,
@@ -89,6 +94,7 @@ async function main(): Promise<void> {
     restart: options.restart === true,
     maxStealCores: options.maxStealCores ?? DEFAULT_MAX_STEAL_CORES,
     connections: options.connections,
+    checkHost: world.jwt.has('RS256') ? hostCheck : undefined,
     log,
   })
   const phases = await runPhases(world, selected, gen, options, notes, log)
@@ -103,6 +109,7 @@ async function main(): Promise<void> {
     build: build.description,
     samples,
     skipped,
+    hostSpeed,
     notes,
     profileDir,
     ...phases,

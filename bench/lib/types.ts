@@ -113,6 +113,18 @@ export interface RsaVerifyResult {
   readonly trials: number
 }
 
+/**
+ * How fast the machine was at one point of the throughput measurements: a plain node:crypto RS256
+ * verify on the system-under-test CPU, taken before each round (each slice pass with `--slice`).
+ * Steal and other processes' CPU read zero when the host under the virtual machine is busy; this
+ * reading does not.
+ */
+export interface HostSpeedReading {
+  readonly round: number
+  readonly slice: number
+  readonly cpuUsPerVerify: number
+}
+
 export interface FloodResult {
   readonly aloneRps: number
   readonly underFloodRps: number
@@ -293,6 +305,8 @@ export interface BenchReport {
   readonly revocation: RevocationResult | null
   /** Measured with the fresh-RS256 scenario; absent from reports before issue 14's targets 1–7. */
   readonly rsaVerify?: RsaVerifyResult | null
+  /** The machine's speed during the throughput measurements; absent from earlier reports. */
+  readonly hostSpeed?: readonly HostSpeedReading[]
   /** Allocated bytes per request; absent from reports before the allocation phase. */
   readonly allocation?: readonly AllocationResult[]
   /** Instructions per request (callgrind); absent from reports before the instructions phase. */

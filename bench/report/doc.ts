@@ -11,6 +11,7 @@ import { instructionsMethod, instructionsSection } from './instructions.js'
 import { analysisOf, HOT_PATH_CHANGES } from './analysis.js'
 import { EXPECTED_SHARE } from './cpu-targets.js'
 import { limitNote } from './doc-notes.js'
+import { hostSpeedOf } from './host-speed.js'
 import { disturbedSamples, koaFloorOf } from './summarize.js'
 import {
   markdownTable,
@@ -39,6 +40,7 @@ function machineSection(report: BenchReport): string[] {
     .join(', ')
   const foreign = report.samples.map((s) => s.disturbance.foreignCores)
   const disturbed = disturbedSamples(report.samples)
+  const speed = hostSpeedOf(report)
   const lines = [
     '## Machine',
     '',
@@ -49,6 +51,13 @@ function machineSection(report: BenchReport): string[] {
     `- Other processes' CPU during the throughput measurements: median ${(median(foreign) || 0).toFixed(2)} cores, max ${Math.max(0, ...foreign).toFixed(2)} cores`,
     stealLine(report),
   ]
+  if (speed !== null) lines.push(`- ${speed.line}`)
+  if (speed?.uneven === true) {
+    lines.push(
+      '',
+      `> **Warning: the machine's speed moved during the run** (the same verify took up to ${speed.spread.toFixed(2)} × its fastest). Absolute numbers moved with it; rows measured side by side in the same round (every ratio below) suffer less, but read them with care.`,
+    )
+  }
   if (disturbed.length > 0) {
     lines.push(
       '',

@@ -21,15 +21,14 @@ export interface RsaVerifySpec {
 export async function runRsaVerify(
   world: World,
   log: (line: string) => void,
+  size: Pick<RsaVerifySpec, 'warmup' | 'iterations' | 'trials'> = FULL,
 ): Promise<RsaVerifyResult> {
   const material = world.jwt.get('RS256')
   if (material === undefined) throw new Error('no RS256 key was generated')
   const spec: RsaVerifySpec = {
     publicKeyPem: material.key.verification,
     token: material.repeated,
-    warmup: 1_000,
-    iterations: 5_000,
-    trials: 5,
+    ...size,
   }
   const cpus = world.pinning.sut
   const result = await runJsonChild<RsaVerifyResult>(CHILD, spec, cpus, 'RS256 verify loop').result
@@ -38,3 +37,8 @@ export async function runRsaVerify(
   )
   return result
 }
+
+const FULL = { warmup: 1_000, iterations: 5_000, trials: 5 }
+
+/** The same loop, shorter: a reading of the machine's speed between measurements. */
+export const HOST_CHECK = { warmup: 500, iterations: 2_000, trials: 3 }

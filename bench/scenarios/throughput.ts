@@ -6,7 +6,7 @@ import { repin } from '../lib/pin.js'
 import { combineSlices, sliceCount } from '../lib/slices.js'
 import { whilePaused } from '../lib/pause.js'
 import { measureWithLittleSteal } from '../lib/steal.js'
-import type { Sample, SkippedScenario } from '../lib/types.js'
+import type { HostSpeedReading, Sample, SkippedScenario } from '../lib/types.js'
 import { truncateLog } from '../systems/system.js'
 import type { ThroughputScenario } from './catalog.js'
 import {
@@ -28,6 +28,8 @@ export interface ThroughputOptions {
   /** A measurement during which steal exceeded this many cores is taken again (see lib/steal.ts). */
   readonly maxStealCores: number
   readonly connections: number
+  /** The machine's speed (µs of CPU a plain verify), read before each pass over the scenarios. */
+  readonly checkHost?: () => Promise<number>
   readonly log: (line: string) => void
 }
 
@@ -140,9 +142,10 @@ export async function runThroughput(
   scenarios: readonly ThroughputScenario[],
   generator: LoadGenerator,
   options: ThroughputOptions,
-): Promise<{ samples: Sample[]; skipped: SkippedScenario[] }> {
+): Promise<{ samples: Sample[]; skipped: SkippedScenario[]; hostSpeed: HostSpeedReading[] }> {
   const samples: Sample[] = []
   const skipped: SkippedScenario[] = []
+  const hostSpeed: HostSpeedReading[] = []
   const offsets = new Map<string, number>()
   const ready: ThroughputScenario[] = []
   for (const scenario of scenarios) {
@@ -180,6 +183,9 @@ export async function runThroughput(
     const measuredSlices = new Map<string, Measured[]>()
     for (let slice = 1; slice <= slices; slice++) {
       if (slices > 1) options.log(`round ${round} slice ${slice}/${slices}`)
+      if (options.checkHost !== undefined) {
+        hostSpeed.push({ round, slice, cpuUsPerVerify: await options.checkHost() })
+      }
       for (const scenario of ready) {
         const measured = await measureSlice(world, scenario, generator, offsets, {
           durationS: options.durationS / slices,
@@ -213,5 +219,5 @@ export async function runThroughput(
       )
     }
   }
-  return { samples, skipped }
+  return { samples, skipped, hostSpeed }
 }
