@@ -23,6 +23,15 @@ function fixture(maxOpen = 100) {
 
 const bot = { id: 'id-1', name: 'bot' }
 
+/** Each closed window as its reason, address, account name and count. */
+const windows = (events: readonly NewAuditEvent[]) =>
+  events.map((event) => [
+    event.details.reason,
+    event.clientAddress,
+    event.accountName,
+    event.details.count,
+  ])
+
 void t.test(
   'refusals of one address, reason and account become one event per window',
   async (t) => {
@@ -68,21 +77,13 @@ void t.test('each address, reason and account has a window of its own', async (t
   tally.add('revoked', bot, request())
   t.equal(tally.openWindows, 5)
   tally.closeDue(true)
-  t.same(
-    events.map((event) => [
-      event.details.reason,
-      event.clientAddress,
-      event.accountName,
-      event.details.count,
-    ]),
-    [
-      ['unknown', '198.51.100.1', null, 1],
-      ['unknown', '198.51.100.2', null, 1],
-      ['revoked', '198.51.100.1', 'bot', 2],
-      ['expired', '198.51.100.1', 'bot', 1],
-      ['revoked', '198.51.100.1', 'other', 1],
-    ],
-  )
+  t.same(windows(events), [
+    ['unknown', '198.51.100.1', null, 1],
+    ['unknown', '198.51.100.2', null, 1],
+    ['revoked', '198.51.100.1', 'bot', 2],
+    ['expired', '198.51.100.1', 'bot', 1],
+    ['revoked', '198.51.100.1', 'other', 1],
+  ])
 })
 
 void t.test('refusals taking turns each count in their own window', async (t) => {
@@ -103,20 +104,12 @@ void t.test('refusals taking turns each count in their own window', async (t) =>
     for (const [reason, account, address] of turns) tally.add(reason, account, request(address))
   }
   tally.closeDue(true)
-  t.same(
-    events.map((event) => [
-      event.details.reason,
-      event.clientAddress,
-      event.accountName,
-      event.details.count,
-    ]),
-    [
-      ['unknown', '198.51.100.1', null, 9],
-      ['unknown', '198.51.100.2', null, 3],
-      ['revoked', '198.51.100.2', 'bot', 3],
-      ['revoked', '198.51.100.2', 'other', 6],
-    ],
-  )
+  t.same(windows(events), [
+    ['unknown', '198.51.100.1', null, 9],
+    ['unknown', '198.51.100.2', null, 3],
+    ['revoked', '198.51.100.2', 'bot', 3],
+    ['revoked', '198.51.100.2', 'other', 6],
+  ])
 })
 
 void t.test('a refusal after its window ended opens the next one', async (t) => {
