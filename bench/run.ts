@@ -17,6 +17,7 @@ import { selectIds, systemsNeeded, THROUGHPUT_SCENARIOS } from './scenarios/cata
 import { runPhases } from './phases.js'
 import { runThroughput } from './scenarios/throughput.js'
 import { HOST_CHECK, runRsaVerify } from './scenarios/rsa-verify.js'
+import { HostGate } from './lib/host-gate.js'
 import { buildWorld } from './scenarios/world.js'
 import { PROJECT_ROOT, useGatewayBuild } from './systems/gateway.js'
 import { buildGateway } from './lib/build.js'
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     const reading = await runRsaVerify(world, (line) => log(`host check: ${line}`), HOST_CHECK)
     return reading.cpuUsPerVerify
   }
+  const gate = world.jwt.has('RS256') ? new HostGate({ read: hostCheck, log }) : undefined
   const { samples, skipped, hostSpeed } = await runThroughput(world, scenarios, gen, {
     rounds: options.rounds,
     durationS: options.durationS,
@@ -94,10 +96,10 @@ async function main(): Promise<void> {
     restart: options.restart === true,
     maxStealCores: options.maxStealCores ?? DEFAULT_MAX_STEAL_CORES,
     connections: options.connections,
-    checkHost: world.jwt.has('RS256') ? hostCheck : undefined,
+    gate,
     log,
   })
-  const phases = await runPhases(world, selected, gen, options, notes, log)
+  const phases = await runPhases(world, selected, gen, options, notes, log, gate)
   for (const system of world.systems.values()) await system.stop()
   const collected: Collected = {
     stamp,

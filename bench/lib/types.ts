@@ -122,7 +122,12 @@ export interface RsaVerifyResult {
 export interface HostSpeedReading {
   readonly round: number
   readonly slice: number
+  /** Before the pass (µs of CPU a plain verify). */
   readonly cpuUsPerVerify: number
+  /** After the pass; absent from reports before the host gate. */
+  readonly afterUsPerVerify?: number
+  /** How many times the pass was measured (the machine slowed during the others). */
+  readonly attempts?: number
 }
 
 export interface FloodResult {

@@ -6,6 +6,7 @@ import { repin } from '../lib/pin.js'
 import { combineSlices, sliceCount } from '../lib/slices.js'
 import { whilePaused } from '../lib/pause.js'
 import { measureWithLittleSteal } from '../lib/steal.js'
+import type { HostGate } from '../lib/host-gate.js'
 import type { HostSpeedReading, Sample, SkippedScenario } from '../lib/types.js'
 import { truncateLog } from '../systems/system.js'
 import type { ThroughputScenario } from './catalog.js'
@@ -28,8 +29,8 @@ export interface ThroughputOptions {
   /** A measurement during which steal exceeded this many cores is taken again (see lib/steal.ts). */
   readonly maxStealCores: number
   readonly connections: number
-  /** The machine's speed (µs of CPU a plain verify), read before each pass over the scenarios. */
-  readonly checkHost?: () => Promise<number>
+  /** Lets each pass over the scenarios through only while the machine runs at its speed. */
+  readonly gate?: HostGate
   readonly log: (line: string) => void
 }
 
@@ -182,22 +183,38 @@ export async function runThroughput(
     const warm = round === 1 || options.restart
     const measuredSlices = new Map<string, Measured[]>()
     for (let slice = 1; slice <= slices; slice++) {
-      if (slices > 1) options.log(`round ${round} slice ${slice}/${slices}`)
-      if (options.checkHost !== undefined) {
-        hostSpeed.push({ round, slice, cpuUsPerVerify: await options.checkHost() })
+      const name = slices > 1 ? `round ${round} slice ${slice}/${slices}` : `round ${round}`
+      if (slices > 1) options.log(name)
+      const measurePass = async () => {
+        const measured = new Map<string, Measured>()
+        for (const scenario of ready) {
+          const one = await measureSlice(world, scenario, generator, offsets, {
+            durationS: options.durationS / slices,
+            warmupS: warm && slice === 1 ? options.warmupS : 0,
+            connections: options.connections,
+            gatewayLogs,
+            maxStealCores: options.maxStealCores,
+            log: options.log,
+          })
+          if (one !== null) measured.set(scenario.id, one)
+        }
+        return measured
       }
-      for (const scenario of ready) {
-        const measured = await measureSlice(world, scenario, generator, offsets, {
-          durationS: options.durationS / slices,
-          warmupS: warm && slice === 1 ? options.warmupS : 0,
-          connections: options.connections,
-          gatewayLogs,
-          maxStealCores: options.maxStealCores,
-          log: options.log,
+      let measured: Map<string, Measured>
+      if (options.gate === undefined) measured = await measurePass()
+      else {
+        const pass = await options.gate.pass(name, measurePass)
+        measured = pass.result
+        hostSpeed.push({
+          round,
+          slice,
+          cpuUsPerVerify: pass.before,
+          afterUsPerVerify: pass.after,
+          attempts: pass.attempts,
         })
-        if (measured === null) continue
-        measuredSlices.set(scenario.id, [...(measuredSlices.get(scenario.id) ?? []), measured])
       }
+      for (const [id, one] of measured)
+        measuredSlices.set(id, [...(measuredSlices.get(id) ?? []), one])
     }
     for (const scenario of ready) {
       const parts = measuredSlices.get(scenario.id)

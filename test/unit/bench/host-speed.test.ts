@@ -40,3 +40,21 @@ void t.test('a machine that slowed during the run is called out', async (t) => {
     /> \*\*Warning: the machine's speed moved during the run\*\* \(the same verify took up to 1\.46 × its fastest\)/,
   )
 })
+
+void t.test('readings before and after each pass, and the passes measured again', async (t) => {
+  const gated = (slice: number, before: number, after: number, attempts: number) => ({
+    round: 1,
+    slice,
+    cpuUsPerVerify: before,
+    afterUsPerVerify: after,
+    attempts,
+  })
+  const report = { ...EMPTY_REPORT, hostSpeed: [gated(1, 22.0, 22.4, 1), gated(2, 22.2, 26.0, 3)] }
+  const speed = hostSpeedOf(report)
+  t.equal(speed?.spread.toFixed(2), '1.18')
+  t.equal(speed?.uneven, true)
+  t.match(
+    speed?.line,
+    /read before and after each pass over the scenarios \(before\/after\), took 22\.0\/22\.4, 22\.2\/26\.0 µs of CPU \(slowest 1\.18 × the fastest\)\. A pass over the scenarios is measured only once a reading is within 1\.10 × the run's fastest, and measured again \(up to 3 times, the attempt with the fastest readings kept\) when a reading at either end is not: 1 of 2 were measured again\./,
+  )
+})
