@@ -45,6 +45,11 @@ export function resolveClientAddress(
   trusted: TrustedProxies,
 ): string {
   if (forwardedFor === undefined || !trusted.has(peer)) return peer
+  if (typeof forwardedFor === 'string' && !forwardedFor.includes(',')) {
+    // One hop, as a single proxy in front sends it: the list's walk without a list to split.
+    const hop = normalizeAddress(forwardedFor.trim())
+    return isIP(hop) === 0 ? peer : hop
+  }
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',')
   let client = peer
   for (let index = hops.length - 1; index >= 0; index--) {

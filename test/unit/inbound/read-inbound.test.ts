@@ -92,6 +92,27 @@ void t.test('the client address: X-Forwarded-For only from trusted proxies', asy
   t.equal(resolveClientAddress('10.0.0.2', '::ffff:198.51.100.1', trusted), '198.51.100.1')
 })
 
+void t.test('one X-Forwarded-For hop reads as the list of one it is', async (t) => {
+  const trusted = new TrustedProxies(['10.0.0.0/8'])
+  const asList = (hop: string) => resolveClientAddress('10.0.0.2', [hop], trusted)
+  for (const hop of [
+    ' 198.51.100.1 ',
+    '2001:db8::7',
+    '10.0.0.9',
+    '::ffff:10.0.0.9',
+    'garbage',
+    '',
+    ' ',
+    '198.51.100.1:4711',
+  ]) {
+    t.equal(resolveClientAddress('10.0.0.2', hop, trusted), asList(hop), JSON.stringify(hop))
+  }
+  t.equal(resolveClientAddress('10.0.0.2', ' 198.51.100.1 ', trusted), '198.51.100.1')
+  t.equal(resolveClientAddress('10.0.0.2', '10.0.0.9', trusted), '10.0.0.9', 'a trusted hop')
+  t.equal(resolveClientAddress('10.0.0.2', 'garbage', trusted), '10.0.0.2', 'not an address')
+  t.equal(resolveClientAddress('10.0.0.2', '', trusted), '10.0.0.2', 'empty')
+})
+
 void t.test('identifyClient: peer, trust, client address and request id', async (t) => {
   const trusted = new TrustedProxies(['10.0.0.0/8'])
   const viaProxy = identifyClient(
