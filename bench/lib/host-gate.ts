@@ -26,6 +26,8 @@ export interface HostGateOptions {
   readonly sleep?: (ms: number) => Promise<void>
   /** Seconds since the gate was made (the run budget); the wall clock unless a test sets it. */
   readonly elapsedS?: () => number
+  /** False: the readings are taken, but nothing waits and nothing is measured again (`--quick`). */
+  readonly patient?: boolean
 }
 
 /** A pass as the gate let it through: its readings at either end and how often it was taken. */
@@ -43,6 +45,7 @@ export class HostGate {
   readonly #log: (line: string) => void
   readonly #sleep: (ms: number) => Promise<void>
   readonly #elapsedS: () => number
+  readonly #patient: boolean
   #fastest = Number.POSITIVE_INFINITY
   #spentS = 0
 
@@ -50,6 +53,7 @@ export class HostGate {
     this.#read = options.read
     this.#log = options.log
     this.#sleep = options.sleep ?? sleepFor
+    this.#patient = options.patient ?? true
     const started = performance.now()
     this.#elapsedS = options.elapsedS ?? (() => (performance.now() - started) / 1000)
   }
@@ -127,6 +131,6 @@ export class HostGate {
   }
 
   #affords(seconds: number): boolean {
-    return this.#spentS + seconds <= RUN_BUDGET_S
+    return this.#patient && this.#spentS + seconds <= RUN_BUDGET_S
   }
 }

@@ -8,7 +8,7 @@ import {
 } from '../../../bench/lib/host-gate.js'
 
 /** A gate whose readings come from `readings` in turn; sleeps are recorded, not slept. */
-function scripted(readings: number[], passS = 60) {
+function scripted(readings: number[], passS = 60, patient = true) {
   const sleeps: number[] = []
   const lines: string[] = []
   const left = [...readings]
@@ -25,6 +25,7 @@ function scripted(readings: number[], passS = 60) {
       clockS += ms / 1000
     },
     elapsedS: () => clockS,
+    patient,
   })
   let passes = 0
   const pass = async () => {
@@ -103,4 +104,17 @@ void t.test('past the run’s budget, nothing waits and no pass is taken again',
     /the attempt with the fastest readings kept$/,
   ])
   t.equal(s.left.length, 0)
+})
+
+void t.test('a smoke check takes the readings and waits for nothing', async (t) => {
+  const s = scripted([22.0, 22.0, 31.0, 33.0], 60, false)
+  await s.gate.pass('round 1', s.pass)
+  t.same(await s.gate.pass('round 2', s.pass), {
+    result: 2,
+    before: 31.0,
+    after: 33.0,
+    attempts: 1,
+  })
+  t.same(s.sleeps, [])
+  t.equal(s.gate.spentS, 0)
 })
